@@ -1,0 +1,15 @@
+import torch
+
+from attention_lesson import label
+
+torch.manual_seed(0)
+torch.set_printoptions(precision=2)
+T = 5
+
+x = torch.randn(T, 4)  # 5 つの文字、それぞれ 4 次元のベクトル（まずは適当に）
+weights = torch.ones(T, T).tril()  # 下三角：i 行目は最初の i+1 個の位置だけが 1
+weights = weights / weights.sum(dim=1, keepdim=True)  # 各行を個数で割って平均にする
+out = weights @ x
+
+print(weights)
+print(label("average_check"), torch.allclose(out[2], x[:3].mean(dim=0)))

@@ -1,0 +1,5 @@
+import sys
+
+from attention_lesson.cli import main
+
+sys.exit(main())

@@ -1,0 +1,169 @@
+"""MkDocs hooks: one base mkdocs.yml, one MkDocs build per language folder.
+
+`mkdocs build` builds Japanese at the site root, then every other ``docs/<code>/`` under ``site/<code>/``, each
+as a build of its own (its own search index and search language, its own ``<html lang>``).
+``LESSON_LANG=<code>`` builds or serves that language alone. A hook rather than mkdocs-static-i18n: that plugin
+publishes mkdocs-jupyter notebooks as raw source, merges all languages into one search index, and is no longer
+maintained.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_LANG = "ja"
+log = logging.getLogger("mkdocs.plugins.attention_lesson")
+_command = "build"
+
+
+def _fresh_package():
+    """Import attention_lesson from this project's src/, re-reading edited modules.
+
+    `mkdocs serve` rebuilds in one process: without this, an edit under src/ would be ignored until restart,
+    and a copy of the project (as the tests make) would run the installed package instead of its own.
+    """
+    src = str(ROOT / "src")
+    if sys.path[0] != src:
+        sys.path.insert(0, src)
+    for name in [m for m in sys.modules if m == "attention_lesson" or m.startswith("attention_lesson.")]:
+        del sys.modules[name]
+    return importlib.import_module("attention_lesson.i18n")
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    global _command
+    _command = command
+
+
+@event_priority(100)
+def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
+    i18n = _fresh_package()
+    lang = os.environ.get("LESSON_LANG") or DEFAULT_LANG
+    try:
+        i18n.check_language(lang)
+    except ValueError as error:
+        raise PluginError(f"LESSON_LANG: {error}") from None
+    i18n.set_language(lang)
+    strings = i18n.strings(lang)
+
+    config.docs_dir = str(ROOT / "docs" / lang)
+    config.theme["language"] = lang
+    if lang != DEFAULT_LANG and _command != "serve" and not config.site_dir.endswith(f"/{lang}"):
+        config.site_dir = os.path.join(config.site_dir, lang)
+
+    # Every language is linked page-to-page by the overridden partials/alternate.html.
+    config.extra["alternate"] = [
+        {
+            "name": i18n.strings(code).get("name", code),
+            "lang": code,
+            "link": _prefix(code) if lang == DEFAULT_LANG else ("../" + _prefix(code) if code != lang else ""),
+        }
+        for code in i18n.languages()
+    ]
+    config.extra["lesson_lang"] = lang
+
+    search = next((p for name, p in config.plugins.items() if name.endswith("search")), None)
+    if search is not None:
+        search_config = strings.get("search") or {}
+        search.config.lang = search_config.get("lang") or [lang]
+        search.config.pipeline = search_config.get("pipeline")
+
+    snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
+    snippets["base_path"] = [str(ROOT)]
+    snippets["check_paths"] = True
+
+    # markdown-exec keeps session globals at module level; clear them so nothing leaks between builds or
+    # languages, and `mkdocs serve` fails on an undefined name exactly as a clean build does.
+    from markdown_exec._internal.formatters import python as exec_python
+
+    exec_python._sessions_globals.clear()
+    exec_python._sessions_counter.clear()
+    exec_python._code_blocks.clear()
+    return config
+
+
+def _prefix(code: str) -> str:
+    return "" if code == DEFAULT_LANG else f"{code}/"
+
+
+@event_priority(-100)
+def _localize_code_comments(config: MkDocsConfig) -> MkDocsConfig:
+    """Wrap markdown-exec's Python fence so the code shown and run carries comments in the page's language."""
+    from attention_lesson import i18n
+
+    fences = config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", [])
+    for fence in fences:
+        if fence.get("name") in {"python", "py"} and not getattr(fence["format"], "localized", False):
+            original = fence["format"]
+
+            def localized(source, *args, _original=original, **kwargs):
+                return _original(i18n.localize_comments(source), *args, **kwargs)
+
+            localized.localized = True
+            fence["format"] = localized
+    return config
+
+
+on_config = CombinedEvent(_configure_language, _localize_code_comments)
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Fill pages this language lacks with the Japanese page (a banner on it says so)."""
+    lang = config.extra["lesson_lang"]
+    if lang == DEFAULT_LANG:
+        return files
+    source = ROOT / "docs" / DEFAULT_LANG
+    for path in sorted(source.rglob("*.md")):
+        rel = path.relative_to(source).as_posix()
+        if files.get_file_from_path(rel) is None:
+            file = File(rel, str(source), config.site_dir, config.use_directory_urls)
+            file.fallback = True
+            files.append(file)
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if not getattr(page.file, "fallback", False):
+        return markdown
+    from attention_lesson import i18n
+
+    depth = page.url.count("/") + 1  # the page's folder, then the language folder, reach the Japanese root
+    original = "../" * depth + page.url
+    banner = (
+        f'!!! warning "{i18n.ui("untranslated_title")}"\n\n'
+        f'    {i18n.ui("untranslated")} <a href="{original}" hreflang="ja">{i18n.ui("original")}</a>\n\n'
+    )
+    return banner + markdown
+
+
+@event_priority(-100)
+def on_post_build(config: MkDocsConfig) -> None:
+    """After the default language, build every other language folder into site/<code>/."""
+    if config.extra["lesson_lang"] != DEFAULT_LANG or os.environ.get("LESSON_LANG") or _command == "serve":
+        return
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from attention_lesson import i18n
+
+    for lang in i18n.languages():
+        if lang == DEFAULT_LANG:
+            continue
+        log.info("Building language '%s' into %s/%s", lang, config.site_dir, lang)
+        os.environ["LESSON_LANG"] = lang
+        try:
+            build(load_config(config.config_file_path, strict=config.strict, site_dir=config.site_dir))
+        finally:
+            del os.environ["LESSON_LANG"]
+    _fresh_package().set_language(DEFAULT_LANG)
