@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import runpy
-import sys
 from collections.abc import Sequence
 
 from attention_lesson import i18n
@@ -31,8 +30,13 @@ def run_section(number: int) -> None:
     print()
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not the usage block: the message says what is expected
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="attention.py",
         description="Run the attention lesson and print what every section computes.",
     )
@@ -40,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lang", default=None, help="language of the printed labels (default: ja)")
     args = parser.parse_args(argv)
     try:
-        i18n.set_language(args.lang)
+        i18n.set_language(args.lang or i18n.current_language())
     except ValueError as error:
         parser.error(str(error))  # one line on stderr, exit code 2
     for number in [args.section] if args.section else SECTIONS:

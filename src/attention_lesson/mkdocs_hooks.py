@@ -9,6 +9,7 @@ maintained.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
@@ -20,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from pymdownx.superfences import SuperFencesException
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LANG = "ja"
@@ -97,25 +99,53 @@ def _prefix(code: str) -> str:
     return "" if code == DEFAULT_LANG else f"{code}/"
 
 
-@event_priority(-100)
-def _localize_code_comments(config: MkDocsConfig) -> MkDocsConfig:
-    """Wrap markdown-exec's Python fence so the code shown and run carries comments in the page's language."""
+class SnippetError(PluginError, SuperFencesException):
+    """A listing raised: stop the build before the page (with its traceback) is written."""
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _run_listing(original, source: str, *args, **kwargs) -> str:
+    """markdown-exec's Python fence, with comments in the page's language and a failing block fatal.
+
+    Only comments change, so the code shown is the code that runs. markdown-exec reports a failing block as a
+    warning and renders the traceback into the page; strict mode would stop the build only after writing that
+    page, so the failure is raised here instead, naming the snippet file (the block's title).
+    """
     from attention_lesson import i18n
 
+    capture = _Capture()
+    exec_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
+    exec_logger.addHandler(capture)
+    try:
+        html = original(i18n.localize_comments(source), *args, **kwargs)
+    finally:
+        exec_logger.removeHandler(capture)
+    if capture.messages:
+        options = kwargs.get("options") or (args[2] if len(args) > 2 else {})
+        title = (options.get("extra") or {}).get("title") or "a Python block without a title"
+        lines = [line.strip() for line in capture.messages[0].splitlines() if line.strip()]
+        raise SnippetError(f"{title} raised {lines[-1]}; the page was not written")
+    return html
+
+
+@event_priority(-100)
+def _wrap_python_fence(config: MkDocsConfig) -> MkDocsConfig:
     fences = config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", [])
     for fence in fences:
-        if fence.get("name") in {"python", "py"} and not getattr(fence["format"], "localized", False):
-            original = fence["format"]
-
-            def localized(source, *args, _original=original, **kwargs):
-                return _original(i18n.localize_comments(source), *args, **kwargs)
-
-            localized.localized = True
-            fence["format"] = localized
+        if fence.get("name") in {"python", "py"}:
+            fence["format"] = functools.partial(_run_listing, fence["format"])
     return config
 
 
-on_config = CombinedEvent(_configure_language, _localize_code_comments)
+on_config = CombinedEvent(_configure_language, _wrap_python_fence)
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

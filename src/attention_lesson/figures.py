@@ -1,0 +1,443 @@
+"""The lesson's figures as inline SVG, drawn at every build from the same numbers the snippets print.
+
+Each ``*_svg`` function takes the values a snippet computed (the snippet's own variables, so a figure cannot
+disagree with the output printed above it) and returns an ``<svg>`` element for a markdown-exec block with
+``html="1"`` to print, e.g.::
+
+    from attention_lesson.figures import figure_html, heatmap_svg
+    print(figure_html(heatmap_svg(weights, "avg"), caption))
+
+Every piece of text comes from the ``ui`` table of the page's language (``fig_*`` keys in
+``docs/<code>/strings.yml``, falling back to Japanese). The SVG keeps its text as ``<text>`` elements, so the
+reader's browser draws the characters with its own fonts: no font file is shipped, and the figure takes the
+page's font. Text, axes and ticks are drawn in ``currentColor`` and the background is transparent, so one SVG
+reads on the light and on the dark palette; the data colours have a contrast of at least 3:1 against both
+white and the dark palette's #1e2129. The output is byte-identical from one build to the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Literal
+
+import matplotlib
+import torch
+from matplotlib.colors import LinearSegmentedColormap, to_hex, to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent
+from attention_lesson.i18n import ui
+
+# Drawn in this colour, then written as currentColor: a colour no data series uses, so the replacement
+# touches only text, spines, ticks and grid lines.
+_INK = "#010203"
+_GRID = to_rgba(_INK, 0.3)
+# Data colours: relative luminance between 0.15 and 0.30, i.e. a contrast of at least 3:1 against both white
+# and the dark palette's #1e2129 (the test checks it).
+BLUE = "#3b82f6"
+ORANGE = "#e06c00"
+GREY = "#8a8f98"
+PURPLE = "#a855f7"
+PALETTE = (BLUE, ORANGE, GREY, PURPLE)
+# The heatmap's cells are opaque, so their text is coloured against the cell, not against the page.
+_HEAT = LinearSegmentedColormap.from_list("lesson_weights", ["#e3e8fa", "#7986cb", "#1a237e"])
+_DARK_TEXT = "#111322"
+_LIGHT_TEXT = "#ffffff"
+
+_PX_PER_INCH = 96
+_RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "attention-lesson",
+    "svg.image_inline": True,
+    "font.family": "sans-serif",
+    # Only matplotlib's bundled font measures the text, so the layout does not depend on the fonts installed
+    # where the site is built; the browser draws the text with the page's fonts.
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 10,
+    "axes.titlesize": 10.5,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 9.5,
+    "legend.fontsize": 9.5,
+    "legend.frameon": False,
+    "text.color": _INK,
+    "text.parse_math": False,
+    "axes.edgecolor": _INK,
+    "axes.labelcolor": _INK,
+    "axes.titlecolor": _INK,
+    "xtick.color": _INK,
+    "ytick.color": _INK,
+    "grid.color": _INK,
+    "grid.alpha": 0.15,
+    "axes.facecolor": "none",
+    "figure.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.edgecolor": "none",
+    "savefig.transparent": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 2.0,
+    "lines.markersize": 6,
+    "path.simplify": True,
+}
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    """The figure style, and no warning for the CJK glyphs matplotlib's own font lacks (it only measures)."""
+    with matplotlib.rc_context(_RC), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        yield
+
+
+def _values(name: str, value: object, ndim: int) -> list:
+    """A torch.Tensor or nested list as nested Python floats, checked to have `ndim` dimensions."""
+    if isinstance(value, torch.Tensor):
+        if value.ndim != ndim:
+            raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(value.shape)}")
+        data = value.detach().cpu().double().tolist()
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        if ndim == 1:
+            data = list(value)
+        else:
+            if not all(isinstance(row, Sequence) and not isinstance(row, str) for row in value):
+                raise ValueError(f"{name} must be a {ndim}-d tensor or a list of lists of numbers")
+            data = [list(row) for row in value]
+            if len({len(row) for row in data}) > 1:
+                raise ValueError(f"{name}: rows have different lengths {[len(row) for row in data]}")
+    else:
+        raise TypeError(f"{name} must be a torch.Tensor or a nested list, got {type(value).__name__}")
+    flat = data if ndim == 1 else [v for row in data for v in row]
+    for v in flat:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise ValueError(f"{name} must hold numbers, got {v!r}")
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must hold finite numbers, got {v!r}")
+    if ndim == 1:
+        return [float(v) for v in data]
+    return [[float(v) for v in row] for row in data]
+
+
+def _labels(labels: str | Sequence[str]) -> list[str]:
+    out = list(labels)
+    if not out or not all(isinstance(label, str) for label in out):
+        raise ValueError(f"labels must be a non-empty string or list of strings, got {labels!r}")
+    return out
+
+
+def _cell_text(value: float, digits: int = 2) -> str:
+    """A value as written in a heatmap cell or above a bar: rounded to `digits`, never "-0.00"."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
+def _luminance(colour: str) -> float:
+    """WCAG relative luminance of a #rrggbb colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours (1 to 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+# ---------------------------------------------------------------------------------------------- the figures
+
+
+HeatmapKind = Literal["avg", "causal", "head"]
+
+
+def heatmap_svg(
+    weights: torch.Tensor | Sequence[Sequence[float]],
+    kind: HeatmapKind = "avg",
+    labels: str | Sequence[str] = WORDS,
+    *,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+) -> str:
+    """A T×T weight matrix as a heatmap, each cell showing its value rounded to 2 decimals.
+
+    Rows are the position that looks (the query), columns the position looked at (the key), both labelled
+    with `labels` (the characters 床前明月光). `kind` picks the title and alt text: "avg" (section 1's
+    averaging weights), "causal" (section 3's masked weights) or "head" (section 5's head). A weight of
+    exactly 0 (a position that may not be looked at) is left as an empty cell. The colour scale is fixed at
+    vmin..vmax, so the sections' figures can be compared.
+    """
+    if kind not in ("avg", "causal", "head"):
+        raise ValueError(f"kind must be 'avg', 'causal' or 'head', got {kind!r}")
+    matrix = _values("weights", weights, 2)
+    names = _labels(labels)
+    T = len(matrix)
+    if T == 0 or any(len(row) != T for row in matrix):
+        raise ValueError(f"weights must be a square T×T matrix, got {T}×{len(matrix[0]) if matrix else 0}")
+    if T != len(names):
+        raise ValueError(f"weights is {T}×{T} but there are {len(names)} labels {names!r}: T must equal len(labels)")
+    if not vmax > vmin:
+        raise ValueError(f"vmax must be greater than vmin, got {vmin!r} and {vmax!r}")
+
+    with _style():
+        side = 1.6 + 0.56 * T
+        fig = Figure(figsize=(side, side + 0.35))
+        left, bottom, width = 0.95 / side, 0.15 / (side + 0.35), 0.56 * T / side
+        ax = fig.add_axes((left, bottom, width, width * side / (side + 0.35)))
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                if value == 0:
+                    ax.add_patch(Rectangle((j, i), 1, 1, facecolor="none", edgecolor=_GRID, lw=0.6))
+                    ax.text(j + 0.5, i + 0.5, _cell_text(value), ha="center", va="center", fontsize=9,
+                            color=_INK, alpha=0.5)
+                    continue
+                colour = to_hex(_HEAT(min(max((value - vmin) / (vmax - vmin), 0.0), 1.0)))
+                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=colour, edgecolor=_GRID, lw=0.6))
+                text = _LIGHT_TEXT if contrast(colour, _LIGHT_TEXT) >= contrast(colour, _DARK_TEXT) else _DARK_TEXT
+                ax.text(j + 0.5, i + 0.5, _cell_text(value), ha="center", va="center", fontsize=9.5, color=text)
+        ax.set_xlim(0, T)
+        ax.set_ylim(T, 0)
+        ax.set_aspect("equal")
+        ticks = [i + 0.5 for i in range(T)]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+        ax.set_xticklabels(names, fontsize=12)
+        ax.set_yticklabels(names, fontsize=12)
+        ax.xaxis.tick_top()
+        ax.xaxis.set_label_position("top")
+        ax.tick_params(length=0, pad=4)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_xlabel(ui("fig_axis_key"), labelpad=6)
+        ax.set_ylabel(ui("fig_axis_query"), labelpad=6)
+        fig.suptitle(ui(f"fig_{kind}_title"), y=1 - 0.08 / (side + 0.35), va="top", fontsize=11)
+        return _render(fig, ui(f"fig_{kind}_alt"), f"heatmap-{kind}")
+
+
+def scores_svg(
+    scores: torch.Tensor | Sequence[float],
+    weights: torch.Tensor | Sequence[float],
+    weights_x5: torch.Tensor | Sequence[float],
+    labels: str | Sequence[str] = WORDS,
+) -> str:
+    """Section 2 as three bar panels: the scores of 光 against each character, softmax of them, and softmax
+    of the scores ×5 (the two weight panels share their y axis, so the sharpening shows)."""
+    names = _labels(labels)
+    series = []
+    for name, value in (("scores", scores), ("weights", weights), ("weights_x5", weights_x5)):
+        values = _values(name, value, 1)
+        if len(values) != len(names):
+            raise ValueError(f"{name} has {len(values)} values but there are {len(names)} labels {names!r}")
+        series.append(values)
+
+    with _style():
+        fig = Figure(figsize=(7.2, 2.9))
+        axes = fig.subplots(1, 3, gridspec_kw={"wspace": 0.28, "left": 0.07, "right": 0.99, "top": 0.76,
+                                               "bottom": 0.11})
+        top = max(max(series[1]), max(series[2]))
+        titles = (ui("fig_scores_panel_scores"), ui("fig_scores_panel_softmax"), ui("fig_scores_panel_x5"))
+        colours = (GREY, BLUE, ORANGE)
+        xs = range(len(names))
+        for ax, values, title, colour in zip(axes, series, titles, colours, strict=True):
+            ax.bar(xs, values, color=colour, width=0.68)
+            for x, v in zip(xs, values, strict=True):
+                ax.text(x, v, _cell_text(v), ha="center", va="bottom" if v >= 0 else "top", fontsize=8.5)
+            ax.set_title(title, pad=8)
+            ax.set_xticks(list(xs), names, fontsize=11.5)
+            ax.tick_params(axis="x", length=0)
+            ax.axhline(0, color=_INK, lw=0.8)
+            ax.spines["bottom"].set_visible(False)
+            ax.yaxis.grid(True, lw=0.6)
+            ax.set_axisbelow(True)
+        low = min(0.0, min(series[0]))
+        axes[0].set_ylim(low * 1.2, max(max(series[0]), 0.0) * 1.2 or 1.0)
+        for ax in axes[1:]:
+            ax.set_ylim(0, top * 1.2)
+        fig.suptitle(ui("fig_scores_title"), y=0.97, va="top", fontsize=11)
+        return _render(fig, ui("fig_scores_alt"), "scores")
+
+
+def scaling_svg(rows: Sequence[ScalingRow]) -> str:
+    """Section 4's √d study (core.scaling_study): the std of the dot products next to √d, and the mean
+    largest weight of a row with and without dividing by √d, against d on a log₂ axis."""
+    rows = list(rows)
+    if not rows or not all(isinstance(r, ScalingRow) for r in rows):
+        raise ValueError("rows must be a non-empty list of ScalingRow (from core.scaling_study)")
+    ds = [r.d for r in rows]
+
+    with _style():
+        fig = Figure(figsize=(7.2, 3.1))
+        left, right = fig.subplots(1, 2, gridspec_kw={"wspace": 0.28, "left": 0.08, "right": 0.98, "top": 0.8,
+                                                      "bottom": 0.16})
+        left.plot(ds, [r.dot_std for r in rows], "o-", color=BLUE, label=ui("fig_scaling_measured"))
+        left.plot(ds, [r.sqrt_d for r in rows], "--", color=GREY, label="√d", lw=1.6)
+        left.set_title(ui("fig_scaling_std_title"), pad=8)
+        left.set_ylim(0, max(max(r.dot_std for r in rows), max(r.sqrt_d for r in rows)) * 1.12)
+        right.plot(ds, [r.max_weight_unscaled for r in rows], "o-", color=ORANGE, label=ui("fig_scaling_unscaled"))
+        right.plot(ds, [r.max_weight_scaled for r in rows], "s-", color=BLUE, label=ui("fig_scaling_scaled"))
+        right.set_title(ui("fig_scaling_max_title"), pad=8)
+        right.set_ylim(0, 1.05)
+        for ax in (left, right):
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_locator(FixedLocator(ds))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.set_xlabel(ui("fig_axis_d"))
+            ax.grid(True, lw=0.6)
+            ax.set_axisbelow(True)
+            ax.legend(loc="upper left" if ax is left else "center right", handlelength=1.8)
+        fig.suptitle(ui("fig_scaling_title"), y=0.97, va="top", fontsize=11)
+        return _render(fig, ui("fig_scaling_alt"), "scaling")
+
+
+def _loglog(ax, xs: Sequence[float]) -> None:
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(list(xs)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.grid(True, lw=0.6)
+    ax.set_axisbelow(True)
+
+
+def _series_figure(
+    xs: Sequence[int],
+    lines: Sequence[tuple[str, Sequence[float], str, str]],
+    title: str,
+    ylabel: str,
+    alt: str,
+    name: str,
+) -> str:
+    """A log-log plot of several series against T, each legend entry ending in its fitted slope."""
+    with _style():
+        fig = Figure(figsize=(6.4, 3.6))
+        ax = fig.add_axes((0.12, 0.14, 0.84, 0.7))
+        for key, ys, colour, marker in lines:
+            slope = fitted_exponent(list(xs), list(ys))
+            ax.plot(xs, ys, marker + "-", color=colour, label=ui(key).format(slope=slope))
+        _loglog(ax, xs)
+        low = min(min(ys) for _, ys, _, _ in lines)
+        high = max(max(ys) for _, ys, _, _ in lines)
+        ax.set_ylim(low / 1.6, high * 1.6)
+        ax.set_xlim(min(xs) / 1.25, max(xs) * 1.25)
+        ax.set_xlabel(ui("fig_axis_T"))
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="upper left", handlelength=1.8)
+        fig.suptitle(title, y=0.97, va="top", fontsize=11)
+        return _render(fig, alt, name)
+
+
+def cost_svg(points: Sequence[CostPoint]) -> str:
+    """Exercise 3's timing (core.cost_sweep): milliseconds per forward pass against T on log-log axes, for
+    the lesson's head and for SDPA, with the slope fitted by core.fitted_exponent in the legend."""
+    points = list(points)
+    if len(points) < 2 or not all(isinstance(p, CostPoint) for p in points):
+        raise ValueError("points must be a list of at least two CostPoint (from core.cost_sweep)")
+    if any(p.naive_s <= 0 or p.sdpa_s <= 0 for p in points):
+        raise ValueError("every time must be positive to be drawn on a log axis")
+    xs = [p.T for p in points]
+    naive = [p.naive_s * 1000 for p in points]
+    sdpa = [p.sdpa_s * 1000 for p in points]
+    alt = ui("fig_cost_alt").format(naive=fitted_exponent(xs, naive), sdpa=fitted_exponent(xs, sdpa))
+    return _series_figure(
+        xs,
+        [("fig_legend_naive", naive, ORANGE, "o"), ("fig_legend_sdpa", sdpa, BLUE, "s")],
+        ui("fig_cost_title"),
+        ui("fig_axis_time"),
+        alt,
+        "cost",
+    )
+
+
+def memory_svg(points: Sequence) -> str:
+    """Peak memory of one forward pass against T on log-log axes (attention_lesson.memory.cost_memory), for
+    the lesson's head, SDPA as usually called (4-d input) and, when measured, SDPA given 2-d input."""
+    from attention_lesson.memory import MemoryPoint
+
+    points = list(points)
+    if len(points) < 2 or not all(isinstance(p, MemoryPoint) for p in points):
+        raise ValueError("points must be a list of at least two MemoryPoint (from memory.cost_memory)")
+    if any(p.naive_bytes <= 0 or p.sdpa_bytes <= 0 for p in points):
+        raise ValueError("every peak must be positive to be drawn on a log axis")
+    mib = 1024 * 1024
+    xs = [p.T for p in points]
+    lines = [
+        ("fig_legend_naive", [p.naive_bytes / mib for p in points], ORANGE, "o"),
+        ("fig_legend_sdpa", [p.sdpa_bytes / mib for p in points], BLUE, "s"),
+    ]
+    if all(p.sdpa_2d_bytes for p in points):
+        lines.insert(1, ("fig_legend_sdpa_2d", [p.sdpa_2d_bytes / mib for p in points], PURPLE, "^"))
+    alt = ui("fig_memory_alt").format(naive=fitted_exponent(xs, lines[0][1]), sdpa=fitted_exponent(xs, lines[-1][1]))
+    return _series_figure(xs, lines, ui("fig_memory_title"), ui("fig_axis_memory"), alt, "memory")
+
+
+def figure_html(svg: str, caption: str) -> str:
+    """An SVG from this module in ``<figure class="lesson-figure">`` with `caption` (plain text, escaped)."""
+    if not svg.lstrip().startswith("<svg"):
+        raise ValueError("svg must be an <svg> element (the output of one of the *_svg functions)")
+    return (
+        f'<figure class="lesson-figure">\n{svg}\n'
+        f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"
+    )
+
+
+# ------------------------------------------------------------------------------------------- SVG clean-up
+
+
+def _render(fig: Figure, alt: str, name: str) -> str:
+    """Save `fig` as SVG and make it an element to inline: no prolog, currentColor ink, scoped ids, alt text."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+    # matplotlib's `*{stroke-linejoin…}` rule would apply to the whole page once inlined: move it to the root.
+    svg = re.sub(r"\s*<defs>\s*<style[^>]*>.*?</style>\s*</defs>", "", svg, flags=re.S)
+    svg = svg.replace(_INK, "currentColor")
+    # No font-family: the text takes the page's font, and the browser picks the glyphs for 床前明月光.
+    svg = re.sub(r"font-family: [^;\"]*;?\s*", "", svg)
+    svg = re.sub(r"\s*\n\s*", "\n", svg)
+    svg = re.sub(r'd="([^"]*)"', lambda m: 'd="' + " ".join(m.group(1).split()) + '"', svg)
+    svg = _scope_ids(svg, name)
+
+    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+    max_width = round(width / 72 * _PX_PER_INCH)
+    label = html.escape(" ".join(alt.split()), quote=True)
+    root = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'viewBox="0 0 {width:g} {height:g}" width="100%" role="img" aria-label="{label}" '
+        f'class="lesson-figure-svg" style="max-width: {max_width}px; height: auto; display: block; margin: 0 auto" '
+        f'stroke-linejoin="round" stroke-linecap="butt">\n<title>{label}</title>'
+    )
+    svg = re.sub(r"<svg [^>]*>", lambda _: root, svg, count=1)
+    return svg.strip()
+
+
+def _scope_ids(svg: str, name: str) -> str:
+    """Drop the ids nothing refers to and prefix the others with the figure's name and a content hash.
+
+    matplotlib names its groups figure_1, axes_1…, the same in every figure: several figures inlined in one
+    page would repeat them, and a url(#…) could point into another figure.
+    """
+    referenced = set(re.findall(r'url\(#([^)]+)\)', svg)) | set(re.findall(r'href="#([^"]+)"', svg))
+    prefix = f"lf-{name}-{hashlib.sha1(svg.encode()).hexdigest()[:6]}-"
+
+    def rename(match: re.Match) -> str:
+        ident = match.group(1)
+        return f' id="{prefix}{ident}"' if ident in referenced else ""
+
+    svg = re.sub(r' id="([^"]+)"', rename, svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', svg)

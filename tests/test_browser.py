@@ -1,0 +1,366 @@
+"""The built site in a real browser: every page of every language, served locally, in headless Chromium.
+
+One browser and one browser context for the whole module. Every page is visited once (``visits``) and
+what it did is recorded: console and page errors, every request, ``<html lang>``, the language switcher,
+the boxes of tables and figures, the visible text. The tests below then check one property each over all
+pages, so a failure lists every page it affects. Interactions (quiz, copy button, search) get tests of
+their own.
+
+Chromium is Debian's ``/usr/bin/chromium`` (Playwright's browser download needs the internet). Without it
+the module is skipped, except under CI (``$CI`` set), where it fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DEFAULT_LANG = "ja"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+# TeX that would be on screen if a formula were not converted to MathML.
+RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
+
+# (language, query, page the query is about). The page is the one whose subject the word is, decided from
+# the content: the query's best answer, not merely a page that mentions it.
+SEARCHES = [
+    ("ja", "アテンション", ""),  # アテンション機構: the lesson's home page
+    ("ja", "因果", "causal-mask/"),  # 因果マスク：後ろを覗いてはいけない
+    ("ja", "スケーリング", "scaling/"),  # このステップを**スケーリング**と呼びます
+    ("ja", "クエリ", "query-key/"),  # クエリとキー：…
+    ("ja", "ソフトマックス", "query-key/"),  # where softmax is introduced (スコアは softmax で重みに変わり)
+    ("ja", "因果マスク", "causal-mask/"),
+    ("en", "attention", ""),
+    ("en", "causal", "causal-mask/"),
+    ("en", "scaling", "scaling/"),
+    ("zh", "注意力", ""),
+    ("zh", "掩码", "causal-mask/"),
+]
+
+
+# --------------------------------------------------------------------------------------------------------
+# The site, a server for it, a browser
+
+
+def prefix(lang: str) -> str:
+    return "" if lang == DEFAULT_LANG else f"{lang}/"
+
+
+def discover_languages(site: Path) -> list[str]:
+    """Japanese at the root, then every top-level folder that is a site of its own (page + search index)."""
+    others = sorted(
+        d.name
+        for d in site.iterdir()
+        if d.is_dir() and (d / "index.html").is_file() and (d / "search" / "search_index.json").is_file()
+    )
+    return [DEFAULT_LANG, *others]
+
+
+def discover_pages(site: Path, lang: str, languages: list[str]) -> list[str]:
+    """Page paths of one language relative to its root: "" for the home page, "scaling/" and so on."""
+    root = site / prefix(lang)
+    skip = {"assets", "search", *(code for code in languages if code != DEFAULT_LANG)}
+    pages = []
+    for path in sorted(root.rglob("index.html")):
+        rel = path.parent.relative_to(root)
+        if rel.parts and rel.parts[0] in skip:
+            continue
+        pages.append("" if not rel.parts else rel.as_posix() + "/")
+    return pages
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: far fewer connections for Chromium to open
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        reason = f"{CHROMIUM} not found: the browser tests need Debian's chromium (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def site_url(chromium_browser: Browser, built_site: Path) -> Iterator[str]:
+    """The built site over HTTP on 127.0.0.1 (a free port), served from a thread for the session."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def context(chromium_browser: Browser, site_url: str) -> Iterator[BrowserContext]:
+    ctx = chromium_browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def languages(built_site: Path) -> list[str]:
+    return discover_languages(built_site)
+
+
+# --------------------------------------------------------------------------------------------------------
+# One visit per page
+
+
+@dataclass
+class Visit:
+    lang: str
+    path: str
+    url: str
+    status: int | None = None
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    html_lang: str | None = None
+    switcher: list[tuple[str | None, str]] = field(default_factory=list)  # (hreflang, absolute href)
+    boxes: list[tuple[str, float, float]] = field(default_factory=list)  # tables and figures
+    text: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"/{prefix(self.lang)}{self.path}"
+
+
+def record_errors(page: Page, visit: Visit) -> None:
+    page.on("console", lambda msg: visit.console_errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: visit.page_errors.append(str(error)))
+    page.on("request", lambda request: visit.requests.append(request.url))
+
+
+@pytest.fixture(scope="session")
+def visits(context: BrowserContext, site_url: str, built_site: Path, languages: list[str]) -> list[Visit]:
+    """Open every page of every language once and record what happened."""
+    results = []
+    for lang in languages:
+        for path in discover_pages(built_site, lang, languages):
+            visit = Visit(lang, path, site_url + prefix(lang) + path)
+            page = context.new_page()  # a fresh page: its listeners record this visit only
+            record_errors(page, visit)
+            response = page.goto(visit.url, wait_until="networkidle")
+            visit.status = response.status if response else None
+            visit.html_lang = page.get_attribute("html", "lang")
+            visit.switcher = page.eval_on_selector_all(
+                "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"
+            )
+            visit.boxes = page.eval_on_selector_all(
+                "article table, .lesson-figure svg",
+                """els => els.map(e => {
+                    const r = e.getBoundingClientRect();
+                    const hidden = getComputedStyle(e).visibility === 'hidden';
+                    return [e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''),
+                            hidden ? 0 : r.width, hidden ? 0 : r.height];
+                })""",
+            )
+            visit.text = page.inner_text("body")
+            page.close()
+            results.append(visit)
+    return results
+
+
+def failures_message(what: str, failures: list[str]) -> str:
+    return f"{what} on {len(failures)} page(s):\n" + "\n".join(failures)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Every page
+
+
+def test_every_docs_language_is_built(languages: list[str]) -> None:
+    in_docs = sorted(p.parent.name for p in DOCS.glob("*/strings.yml"))
+    assert sorted(languages) == in_docs, f"built {languages}, docs/ has {in_docs}"
+
+
+def test_pages_load(visits: list[Visit]) -> None:
+    assert visits
+    bad = [f"{v.name}: HTTP {v.status}" for v in visits if v.status != 200]
+    assert not bad, failures_message("not 200", bad)
+
+
+def test_no_console_or_page_errors(visits: list[Visit]) -> None:
+    bad = [f"{v.name}: {e}" for v in visits for e in v.console_errors + v.page_errors]
+    assert not bad, failures_message("console/page errors", bad)
+
+
+def test_no_third_party_requests(visits: list[Visit], site_url: str) -> None:
+    origin = urlsplit(site_url)[:2]
+    bad = [
+        f"{v.name}: {url}"
+        for v in visits
+        for url in v.requests
+        if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin
+    ]
+    assert not bad, failures_message("requests to another origin", bad)
+    # The search worker's requests count too: each language loads its own index.
+    for v in visits:
+        assert any(url.endswith(f"/{prefix(v.lang)}search/search_index.json") for url in v.requests), v.name
+
+
+def test_html_lang(visits: list[Visit]) -> None:
+    bad = [f"{v.name}: lang={v.html_lang!r}, expected {v.lang!r}" for v in visits if v.html_lang != v.lang]
+    assert not bad, failures_message("wrong <html lang>", bad)
+
+
+def test_language_switcher(visits: list[Visit], languages: list[str], site_url: str,
+                           context: BrowserContext) -> None:
+    bad = []
+    for v in visits:
+        expected = {lang: site_url + prefix(lang) + v.path for lang in languages}
+        got = dict(v.switcher)
+        if len(v.switcher) != len(languages) or got != expected:
+            bad.append(f"{v.name}: switcher {v.switcher}, expected {sorted(expected.items())}")
+    statuses: dict[str, int] = {}
+    for url in sorted({href for v in visits for _, href in v.switcher}):
+        statuses[url] = context.request.get(url, max_redirects=0).status
+    bad += [f"switcher link {url}: HTTP {status}" for url, status in statuses.items() if status != 200]
+    assert not bad, failures_message("language switcher wrong", bad)
+
+
+def test_tables_and_figures_visible(visits: list[Visit]) -> None:
+    assert any(v.boxes for v in visits), "no table or figure anywhere: the selectors are out of date"
+    bad = [f"{v.name}: {tag} is {w}×{h}" for v in visits for tag, w, h in v.boxes if not (w > 0 and h > 0)]
+    assert not bad, failures_message("invisible tables/figures", bad)
+
+
+def test_no_raw_tex_on_screen(visits: list[Visit]) -> None:
+    bad = [f"{v.name}: {m.group()!r}" for v in visits for m in RAW_TEX.finditer(v.text)]
+    assert not bad, failures_message("raw TeX visible", bad)
+
+
+# --------------------------------------------------------------------------------------------------------
+# One page at a time
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Iterator[Page]:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    page.close()
+    assert not errors, f"page errors: {errors}"
+
+
+def test_formula_is_mathml(page: Page, site_url: str, languages: list[str]) -> None:
+    for lang in languages:
+        page.goto(f"{site_url}{prefix(lang)}head/")
+        math = page.locator("article math")
+        assert math.count() >= 1, f"/{prefix(lang)}head/: no <math> element"
+        box = math.first.bounding_box()
+        assert box and box["width"] > 0 and box["height"] > 0, f"/{prefix(lang)}head/: <math> box {box}"
+        text = page.inner_text("article")
+        assert not RAW_TEX.search(text), f"/{prefix(lang)}head/: raw TeX on screen: {RAW_TEX.findall(text)}"
+
+
+def test_quiz_answers_open_on_click(page: Page, site_url: str, languages: list[str]) -> None:
+    for lang in languages:
+        page.goto(f"{site_url}{prefix(lang)}quiz/")
+        details = page.locator("article details")
+        assert details.count() >= 1, f"/{prefix(lang)}quiz/: no <details>"
+        for i in range(details.count()):
+            item = details.nth(i)
+            answer = item.locator(":scope > :not(summary)").first
+            where = f"/{prefix(lang)}quiz/ answer {i + 1}"
+            assert item.evaluate("d => d.open") is False, f"{where} is open before any click"
+            assert not answer.is_visible(), f"{where}: text visible before any click"
+            item.locator("summary").click()
+            assert item.evaluate("d => d.open") is True, f"{where} did not open on click"
+            answer.wait_for(state="visible", timeout=2_000)
+            assert answer.inner_text().strip(), f"{where} is empty"
+
+
+def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[str]) -> None:
+    for lang in languages:
+        page.goto(f"{site_url}{prefix(lang)}head/")
+        button = page.locator("button.md-clipboard").first
+        target = button.get_attribute("data-clipboard-target")
+        assert target, "copy button without data-clipboard-target"
+        code = page.locator(target).inner_text()
+        page.evaluate("navigator.clipboard.writeText('')")
+        button.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''", timeout=3_000)
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == code.rstrip(), f"/{prefix(lang)}head/: copied text differs from the code block"
+        assert "import torch" in copied  # the snippet itself, not an empty or output block
+
+
+# --------------------------------------------------------------------------------------------------------
+# Search
+
+
+@pytest.fixture(scope="session")
+def search_pages(context: BrowserContext, site_url: str) -> Iterator[dict[str, Page]]:
+    """One page per language with the search index loaded, reused by every query of that language."""
+    pages: dict[str, Page] = {}
+    yield pages
+    for page in pages.values():
+        page.close()
+
+
+def search(page: Page, query: str) -> list[str]:
+    """Type a query into Material's search box and return the result links (page URLs, no query/anchor)."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    placeholder = page.evaluate(
+        "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']"
+    )
+    meta = page.locator(".md-search-result__meta")
+    box.fill("")
+    box.press("End")  # Material reads the query on keyup
+    page.wait_for_function("([el, p]) => el.textContent.trim() === p", arg=[meta.element_handle(), placeholder])
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function("([el, p]) => el.textContent.trim() !== p", arg=[meta.element_handle(), placeholder])
+    hrefs = page.eval_on_selector_all("a.md-search-result__link", "els => els.map(e => e.href)")
+    return [urlunsplit((*urlsplit(h)[:3], "", "")) for h in hrefs]
+
+
+@pytest.mark.parametrize(("lang", "query", "expected"), SEARCHES, ids=[f"{s[0]}-{s[1]}" for s in SEARCHES])
+def test_search(lang: str, query: str, expected: str, languages: list[str], context: BrowserContext,
+                site_url: str, search_pages: dict[str, Page]) -> None:
+    if lang not in languages:
+        pytest.skip(f"language {lang!r} is not built")
+    if lang not in search_pages:
+        search_pages[lang] = context.new_page()
+        search_pages[lang].goto(site_url + prefix(lang), wait_until="networkidle")
+    results = search(search_pages[lang], query)
+    want = site_url + prefix(lang) + expected
+    assert want in results, f"search {query!r} on /{prefix(lang)}: no result links to {want}; got {results}"

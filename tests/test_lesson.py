@@ -1,0 +1,150 @@
+"""Each snippet, run on its own as a reader would, prints what the lesson says it prints."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import runpy
+import sys
+
+import pytest
+import torch
+from conftest import ROOT, SNIPPETS, run, run_snippet
+
+import attention_lesson as al
+
+# Printed in the lesson (../shared/lesson/attention.ja.txt) by the course's own script.
+LESSON_AVERAGING = """\
+tensor([[1.00, 0.00, 0.00, 0.00, 0.00],
+        [0.50, 0.50, 0.00, 0.00, 0.00],
+        [0.33, 0.33, 0.33, 0.00, 0.00],
+        [0.25, 0.25, 0.25, 0.25, 0.00],
+        [0.20, 0.20, 0.20, 0.20, 0.20]])"""
+LESSON_CAUSAL = """\
+tensor([[1.00, 0.00, 0.00, 0.00, 0.00],
+        [0.96, 0.04, 0.00, 0.00, 0.00],
+        [0.24, 0.26, 0.50, 0.00, 0.00],
+        [0.09, 0.39, 0.43, 0.09, 0.00],
+        [0.02, 0.14, 0.02, 0.09, 0.73]])"""
+LESSON_SCORES = {"床": 0.1, "前": 0.0, "明": 0.9, "月": 1.0, "光": 0.8}
+LESSON_SOFTMAX = {"床": 0.12, "前": 0.11, "明": 0.26, "月": 0.29, "光": 0.23}
+LESSON_SOFTMAX_X5 = {"床": 0.01, "前": 0.0, "明": 0.3, "月": 0.5, "光": 0.18}
+
+
+def printed_dicts(output: str) -> list[dict[str, float]]:
+    return [ast.literal_eval(m) for m in re.findall(r"\{.*?\}", output)]
+
+
+def table_rows(output: str) -> list[list[str]]:
+    """Body rows of the Markdown table a snippet printed."""
+    lines = [line for line in output.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def test_section1_prints_the_lessons_averaging_matrix():
+    out = run_snippet("averaging.py")
+    assert LESSON_AVERAGING in out
+    assert out.rstrip().endswith("True")
+
+
+def test_section2_scores_and_softmax_match_the_lesson():
+    assert printed_dicts(run_snippet("scoring.py")) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
+
+
+def test_section3_standalone_snippet_reproduces_the_lessons_causal_weights():
+    assert LESSON_CAUSAL in run_snippet("causal_mask.py")
+
+
+def test_section4_std_tracks_sqrt_d_and_scaling_keeps_softmax_spread():
+    rows = table_rows(run_snippet("scaling.py"))
+    assert [int(r[0]) for r in rows] == [16, 64, 256, 1024]
+    for d, std, sqrt_d, unscaled, scaled in rows:
+        assert float(sqrt_d) == pytest.approx(math.sqrt(int(d)))
+        assert float(std) == pytest.approx(math.sqrt(int(d)), rel=0.05), f"std at d={d}"
+        assert 0.4 <= float(scaled) <= 0.5, f"scaled max weight at d={d}"
+    unscaled = [float(r[3]) for r in rows]
+    assert unscaled == sorted(unscaled), "without scaling softmax gets more peaked as d grows"
+    assert unscaled[0] >= 0.75
+
+
+def test_section5_head_shapes_and_agreement_with_sdpa():
+    out = run_snippet("head.py")
+    assert "(5, 16)" in out and out.count("(5, 8)") == 2
+    diff = float(re.search(r"scaled_dot_product_attention\D*([0-9.]+e[-+]\d+)", out).group(1))
+    assert diff < 1e-6
+
+
+def test_package_head_equals_the_listing():
+    """attention_head (used by the exercises and the cost sweep) computes what the section-5 listing does."""
+    ns = runpy.run_path(str(SNIPPETS / "head.py"), run_name="lesson")
+    out = al.attention_head(ns["x"], ns["W_q"], ns["W_k"], ns["W_v"])
+    assert torch.equal(out, ns["out"])
+
+
+def test_package_pieces_equal_the_listings():
+    ns = runpy.run_path(str(SNIPPETS / "averaging.py"), run_name="lesson")
+    assert torch.equal(al.averaging_weights(5), ns["weights"])
+    ns = runpy.run_path(str(SNIPPETS / "causal_mask.py"), run_name="lesson")
+    assert torch.equal(al.causal_mask(5), ns["mask"])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: al.attention_head(torch.ones(5, 16), torch.ones(15, 8), torch.ones(16, 8), torch.ones(16, 8)),
+         "W_q must have 16 rows"),
+        (lambda: al.attention_head(torch.ones(5), torch.ones(16, 8), torch.ones(16, 8), torch.ones(16, 8)),
+         "x must have 2 dimensions"),
+        (lambda: al.attention_head([[1.0]], torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1)),
+         "x must be a torch.Tensor"),
+        (lambda: al.masked_weights(torch.ones(5, 5), torch.ones(5, 4, dtype=torch.bool)), "mask must be square"),
+        (lambda: al.scaling_study([16, 0]), "positive int"),
+        (lambda: al.scaling_study([-4]), "positive int"),
+        (lambda: al.averaging_weights(0), "positive int"),
+        (lambda: al.rounded(torch.ones(4)), "one per character"),
+        (lambda: al.cost_sweep([100, -1]), "positive ints"),
+    ],
+)
+def test_wrong_input_says_what_was_expected(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
+
+
+def test_whole_lesson_runs_from_a_terminal_with_the_lessons_headings():
+    out = run([sys.executable, "snippets/attention.py"]).stdout
+    headings = re.findall(r"^== (\d)\. ", out, flags=re.M)
+    assert headings == ["1", "2", "3", "4", "5"]
+    assert LESSON_AVERAGING in out and LESSON_CAUSAL in out
+
+
+def test_section_flag_runs_one_section_and_module_entry_point_matches():
+    out = run([sys.executable, "snippets/attention.py", "--section", "2"]).stdout
+    assert re.findall(r"^== (\d)\.", out, flags=re.M) == ["2"]
+    assert printed_dicts(out) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
+    assert run([sys.executable, "-m", "attention_lesson", "--section", "2"]).stdout == out
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "needle"),
+    [
+        (["--section", "9"], {}, "invalid choice: 9"),
+        (["--section", "two"], {}, "invalid int value"),
+        (["--lang", "xx"], {}, "unknown language code 'xx'"),
+        ([], {"LESSON_LANG": "xx"}, "unknown language code 'xx'"),
+        (["--bogus"], {}, "unrecognized arguments"),
+    ],
+)
+def test_bad_cli_arguments_get_one_line_and_exit_2(args, env, needle):
+    proc = run([sys.executable, "snippets/attention.py", *args], env=env, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr
+
+
+def test_every_snippet_file_is_on_a_page():
+    pages = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "ja").glob("*.md"))
+    runner = {"attention.py"}  # the terminal runner, shown on the index page as a command
+    for snippet in sorted(SNIPPETS.glob("*.py")):
+        if snippet.name not in runner:
+            assert f'--8<-- "snippets/{snippet.name}"' in pages, snippet.name

@@ -1,0 +1,141 @@
+"""The strict build publishes the outputs the code printed, and refuses to publish a broken lesson."""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, build_site, run
+from test_lesson import LESSON_AVERAGING, LESSON_CAUSAL
+
+EXEC_FENCE = re.compile(r'^```python exec="on"(?P<opts>[^\n]*)\n--8<-- "(?P<path>[^"]+)"\n```', re.M)
+
+
+def page_text(site: Path, page: str) -> str:
+    """The visible text of a built page (tags stripped, entities decoded)."""
+    raw = (site / page / "index.html").read_text(encoding="utf-8")
+    return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+def test_site_root_is_the_japanese_lesson(built_site):
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="ja"' in index
+    assert "アテンション機構" in index
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        ("averaging", [LESSON_AVERAGING, "True"]),
+        ("query-key", ["{'床': 0.1, '前': 0.0, '明': 0.9, '月': 1.0, '光': 0.8}",
+                       "{'床': 0.01, '前': 0.0, '明': 0.3, '月': 0.5, '光': 0.18}"]),
+        ("causal-mask", [LESSON_CAUSAL]),
+        ("head", ["(5, 16)", "(5, 8)"]),
+    ],
+)
+def test_published_pages_show_what_the_code_printed(built_site, page, expected):
+    text = page_text(built_site, page)
+    for needle in expected:
+        assert needle in text, f"{page}: {needle!r} not published"
+
+
+def test_no_page_publishes_a_traceback(built_site):
+    for page in built_site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "Traceback (most recent call last)" not in text, page
+
+
+def test_sqrt_d_table_is_a_real_table(built_site):
+    raw = (built_site / "scaling" / "index.html").read_text(encoding="utf-8")
+    table = re.search(r"<table>.*?</table>", raw, flags=re.S).group(0)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", table)
+    assert [cells[i] for i in range(0, len(cells), 5)] == ["16", "64", "256", "1024"]
+
+
+def test_formula_is_mathml_rendered_at_build_time(built_site):
+    raw = (built_site / "head" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<math[^>]*display=\"block\"", raw)
+    assert "<msqrt>" in raw and "\\frac" not in raw
+
+
+def test_quiz_answers_are_folded(built_site):
+    raw = (built_site / "quiz" / "index.html").read_text(encoding="utf-8")
+    assert raw.count('<details class="question">') == 3
+    assert "<details class=\"question\" open" not in raw
+
+
+def test_every_listing_runs_the_snippet_it_shows_and_names_it():
+    """The title is what a failing block's error message names, so it must be the included file."""
+    for page in (ROOT / "docs").glob("*/*.md"):
+        for fence in EXEC_FENCE.finditer(page.read_text(encoding="utf-8")):
+            assert f'title="{fence["path"]}"' in fence["opts"], f"{page}: exec block of {fence['path']}"
+
+
+def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp_path):
+    snippet = project_copy / "snippets" / "scoring.py"
+    snippet.write_text(snippet.read_text(encoding="utf-8") + "\nraise RuntimeError('broken on purpose')\n")
+    proc = build_site(project_copy, tmp_path / "site", check=False)
+    assert proc.returncode != 0
+    assert "snippets/scoring.py" in proc.stderr and "broken on purpose" in proc.stderr
+    assert not (tmp_path / "site" / "query-key" / "index.html").exists() or "broken on purpose" not in (
+        tmp_path / "site" / "query-key" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_missing_snippet_file_fails_the_build_naming_it(project_copy, tmp_path):
+    (project_copy / "snippets" / "causal_mask.py").unlink()
+    proc = build_site(project_copy, tmp_path / "site", check=False)
+    assert proc.returncode != 0
+    assert "snippets/causal_mask.py" in proc.stderr
+
+
+def test_a_broken_link_fails_the_build_naming_the_page(project_copy, tmp_path):
+    page = project_copy / "docs" / "ja" / "values.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n[次へ](no-such-page.md)\n", encoding="utf-8")
+    proc = build_site(project_copy, tmp_path / "site", check=False)
+    assert proc.returncode != 0
+    assert "values.md" in proc.stderr and "no-such-page.md" in proc.stderr
+
+
+def test_unknown_language_code_is_a_clear_error(tmp_path):
+    proc = build_site(ROOT, tmp_path / "site", env={"LESSON_LANG": "xx"}, check=False)
+    assert proc.returncode != 0
+    assert "unknown language code 'xx'" in proc.stderr
+
+
+def test_serve_watches_snippets_and_package_sources():
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    watched = {Path(p).resolve() for p in config.watch}
+    assert {ROOT / "snippets", ROOT / "src"} <= watched
+
+
+def test_exec_state_does_not_leak_between_builds(project_copy, tmp_path):
+    """A page that uses a name it never defines fails on the second build of one process too (as in serve)."""
+    page = project_copy / "docs" / "ja" / "values.md"
+    original = page.read_text(encoding="utf-8")
+    defines = '\n```python exec="on" session="leak"\nsecret = 42\n```\n'
+    uses = '\n```python exec="on" session="leak"\nprint(secret)\n```\n'
+    script = f"""
+import logging
+import sys
+logging.basicConfig(level=logging.WARNING)
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
+page = Path({str(page)!r})
+page.write_text({original!r} + {defines!r} + {uses!r}, encoding="utf-8")
+build(load_config("mkdocs.yml", strict=True, site_dir={str(tmp_path / "a")!r}))
+page.write_text({original!r} + {uses!r}, encoding="utf-8")
+try:
+    build(load_config("mkdocs.yml", strict=True, site_dir={str(tmp_path / "b")!r}))
+except Abort:
+    sys.exit(3)
+"""
+    proc = run([sys.executable, "-c", script], cwd=project_copy, check=False)
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "name 'secret' is not defined" in proc.stderr
