@@ -59,7 +59,7 @@ def test_section3_standalone_snippet_reproduces_the_lessons_causal_weights():
 def test_section4_std_tracks_sqrt_d_and_scaling_keeps_softmax_spread():
     rows = table_rows(run_snippet("scaling.py"))
     assert [int(r[0]) for r in rows] == [16, 64, 256, 1024]
-    for d, std, sqrt_d, unscaled, scaled in rows:
+    for d, std, sqrt_d, _unscaled, scaled in rows:
         assert float(sqrt_d) == pytest.approx(math.sqrt(int(d)))
         assert float(std) == pytest.approx(math.sqrt(int(d)), rel=0.05), f"std at d={d}"
         assert 0.4 <= float(scaled) <= 0.5, f"scaled max weight at d={d}"

@@ -187,10 +187,10 @@ def heatmap_svg(
         raise ValueError(f"vmax must be greater than vmin, got {vmin!r} and {vmax!r}")
 
     with _style():
-        side = 1.6 + 0.56 * T
-        fig = Figure(figsize=(side, side + 0.35))
-        left, bottom, width = 0.95 / side, 0.15 / (side + 0.35), 0.56 * T / side
-        ax = fig.add_axes((left, bottom, width, width * side / (side + 0.35)))
+        cell, left, right, bottom, top = 0.56, 0.8, 0.3, 0.12, 1.0  # inches
+        width, height = left + cell * T + right, bottom + cell * T + top
+        fig = Figure(figsize=(width, height))
+        ax = fig.add_axes((left / width, bottom / height, cell * T / width, cell * T / height))
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
                 if value == 0:
@@ -217,7 +217,8 @@ def heatmap_svg(
             spine.set_visible(False)
         ax.set_xlabel(ui("fig_axis_key"), labelpad=6)
         ax.set_ylabel(ui("fig_axis_query"), labelpad=6)
-        fig.suptitle(ui(f"fig_{kind}_title"), y=1 - 0.08 / (side + 0.35), va="top", fontsize=11)
+        fig.suptitle(ui(f"fig_{kind}_title"), x=(left + cell * T / 2) / width, y=1 - 0.06 / height, va="top",
+                     fontsize=11)
         return _render(fig, ui(f"fig_{kind}_alt"), f"heatmap-{kind}")
 
 
@@ -292,7 +293,7 @@ def scaling_svg(rows: Sequence[ScalingRow]) -> str:
             ax.set_xlabel(ui("fig_axis_d"))
             ax.grid(True, lw=0.6)
             ax.set_axisbelow(True)
-            ax.legend(loc="upper left" if ax is left else "center right", handlelength=1.8)
+            ax.legend(loc="upper left" if ax is left else "lower right", handlelength=1.8)
         fig.suptitle(ui("fig_scaling_title"), y=0.97, va="top", fontsize=11)
         return _render(fig, ui("fig_scaling_alt"), "scaling")
 
