@@ -187,7 +187,7 @@ def heatmap_svg(
         raise ValueError(f"vmax must be greater than vmin, got {vmin!r} and {vmax!r}")
 
     with _style():
-        cell, left, right, bottom, top = 0.56, 0.8, 0.3, 0.12, 1.0  # inches
+        cell, left, right, bottom, top = 0.56, 0.8, 0.3, 0.12, 0.85  # inches
         width, height = left + cell * T + right, bottom + cell * T + top
         fig = Figure(figsize=(width, height))
         ax = fig.add_axes((left / width, bottom / height, cell * T / width, cell * T / height))
@@ -239,26 +239,30 @@ def scores_svg(
         series.append(values)
 
     with _style():
-        fig = Figure(figsize=(7.2, 2.9))
-        axes = fig.subplots(1, 3, gridspec_kw={"wspace": 0.28, "left": 0.07, "right": 0.99, "top": 0.76,
-                                               "bottom": 0.11})
+        # The values are written on the bars, so there is no y axis: the room goes to larger text, which
+        # matters when the figure is scaled down to a phone's width.
+        fig = Figure(figsize=(6.3, 2.7))
+        axes = fig.subplots(1, 3, gridspec_kw={"wspace": 0.12, "left": 0.01, "right": 0.99, "top": 0.76,
+                                               "bottom": 0.1})
         top = max(max(series[1]), max(series[2]))
         titles = (ui("fig_scores_panel_scores"), ui("fig_scores_panel_softmax"), ui("fig_scores_panel_x5"))
         colours = (GREY, BLUE, ORANGE)
         xs = range(len(names))
         for ax, values, title, colour in zip(axes, series, titles, colours, strict=True):
-            ax.bar(xs, values, color=colour, width=0.68)
+            ax.bar(xs, values, color=colour, width=0.72)
             for x, v in zip(xs, values, strict=True):
-                ax.text(x, v, _cell_text(v), ha="center", va="bottom" if v >= 0 else "top", fontsize=8.5)
-            ax.set_title(title, pad=8)
-            ax.set_xticks(list(xs), names, fontsize=11.5)
-            ax.tick_params(axis="x", length=0)
+                ax.annotate(_cell_text(v), (x, v), xytext=(0, 2 if v >= 0 else -2), textcoords="offset points",
+                            ha="center", va="bottom" if v >= 0 else "top", fontsize=9.5)
+            ax.set_title(title, pad=6)
+            ax.set_xticks(list(xs), names, fontsize=12)
+            ax.tick_params(axis="x", length=0, pad=3)
+            ax.yaxis.set_visible(False)
+            ax.spines["left"].set_visible(False)
             ax.axhline(0, color=_INK, lw=0.8)
             ax.spines["bottom"].set_visible(False)
-            ax.yaxis.grid(True, lw=0.6)
-            ax.set_axisbelow(True)
+            ax.set_xlim(-0.6, len(names) - 0.4)
         low = min(0.0, min(series[0]))
-        axes[0].set_ylim(low * 1.2, max(max(series[0]), 0.0) * 1.2 or 1.0)
+        axes[0].set_ylim(low * 1.25, max(max(series[0]), 0.0) * 1.2 or 1.0)
         for ax in axes[1:]:
             ax.set_ylim(0, top * 1.2)
         fig.suptitle(ui("fig_scores_title"), y=0.97, va="top", fontsize=11)

@@ -149,18 +149,45 @@ on_config = CombinedEvent(_configure_language, _wrap_python_fence)
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Fill pages this language lacks with the Japanese page (a banner on it says so)."""
+    """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page."""
     lang = config.extra["lesson_lang"]
-    if lang == DEFAULT_LANG:
-        return files
-    source = ROOT / "docs" / DEFAULT_LANG
-    for path in sorted(source.rglob("*.md")):
-        rel = path.relative_to(source).as_posix()
-        if files.get_file_from_path(rel) is None:
-            file = File(rel, str(source), config.site_dir, config.use_directory_urls)
-            file.fallback = True
-            files.append(file)
+    if lang != DEFAULT_LANG:
+        source = ROOT / "docs" / DEFAULT_LANG
+        for path in sorted(source.rglob("*.md")):
+            rel = path.relative_to(source).as_posix()
+            if files.get_file_from_path(rel) is None:
+                file = File(rel, str(source), config.site_dir, config.use_directory_urls)
+                file.fallback = True
+                files.append(file)
+    files.append(File.generated(config, STATUS_PAGE, content=_status_page()))
     return files
+
+
+STATUS_PAGE = "translation-status.md"
+
+
+def _status_page() -> str:
+    """Language × page → translated / outdated / missing, regenerated at every build from the check."""
+    from attention_lesson import i18n, translations
+
+    codes = i18n.languages()
+    reports = {code: translations.check(code) for code in codes}
+    word = {state: i18n.ui(f"status_{state}") for state in ("translated", "outdated", "missing")}
+    names = [i18n.strings(code).get("name", code) for code in codes]
+    lines = [
+        f"# {i18n.ui('status_title')}",
+        "",
+        i18n.ui("status_intro"),
+        "",
+        "| " + " | ".join([i18n.ui("status_page"), *names]) + " |",
+        "|---" * (len(codes) + 1) + "|",
+    ]
+    for page in translations.pages(i18n.DEFAULT_LANG):
+        cells = [word[reports[code].page_status(page)] for code in codes]
+        lines.append(f"| `{page}` | " + " | ".join(cells) + " |")
+    coverage = [f"{reports[code].label_coverage:.0%}" for code in codes]
+    lines.append(f"| {i18n.ui('status_labels')} | " + " | ".join(coverage) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:

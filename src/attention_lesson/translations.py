@@ -1,0 +1,180 @@
+"""The translators' check: what a language folder lacks, and where it drifted from Japanese.
+
+    python -m attention_lesson.translations [CODE ...]
+
+Missing pages, labels and comment translations are reported (the site falls back to Japanese for them).
+Structural drift fails (exit 1): every snippet include, exec block, heading level, explicit anchor, link
+target and formula of a Japanese page must appear in the same order on its translation, because those lines
+are what make the page run the same code and link the same places. A page whose Japanese source changed in git
+after its translation's last change is reported as outdated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attention_lesson import i18n
+
+_STRUCTURE = re.compile(
+    r"""^(?P<fence>```.*)$                          # a fence line with its options (exec blocks, math, ...)
+      | ^(?P<include>\s*--8<--.*)$                   # a snippet include
+      | ^(?P<heading>\#{1,6})\s.*?(?P<hid>\{\#[^}]+\})?\s*$   # heading level, explicit anchor
+      | (?P<link>\]\((?P<target>[^)\s]+)[^)]*\))     # a Markdown link target
+    """,
+    re.M | re.X,
+)
+
+
+def structure(markdown: str) -> list[str]:
+    """The lines and targets a translation must keep, in order (math bodies kept verbatim)."""
+    items: list[str] = []
+    in_math = False
+    for line in markdown.splitlines():
+        if in_math:
+            items.append(f"math: {line}")
+            in_math = not line.startswith("```")
+            continue
+        for m in _STRUCTURE.finditer(line):
+            if m["fence"]:
+                fence = m["fence"].strip()
+                if fence != "```":
+                    items.append(f"fence: {fence}")
+                in_math = fence.startswith("```math")
+            elif m["include"]:
+                items.append(f"include: {m['include'].strip()}")
+            elif m["heading"]:
+                items.append(f"heading: {m['heading']}{' ' + m['hid'] if m['hid'] else ''}")
+            elif m["link"]:
+                target = m["target"]
+                # Anchors into headings are translated with the heading; the page they point to is not.
+                items.append(f"link: {target.split('#')[0] if not target.startswith('#') else '#'}")
+    return items
+
+
+def _last_change(path: Path) -> int | None:
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct", "--", str(path)], cwd=i18n.ROOT,
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return int(out) if out else None
+
+
+@dataclass
+class Report:
+    lang: str
+    translated: list[str] = field(default_factory=list)
+    missing_pages: list[str] = field(default_factory=list)
+    extra_pages: list[str] = field(default_factory=list)
+    outdated: list[str] = field(default_factory=list)
+    missing_keys: list[str] = field(default_factory=list)
+    extra_keys: list[str] = field(default_factory=list)
+    missing_comments: list[str] = field(default_factory=list)
+    drift: list[str] = field(default_factory=list)
+    label_total: int = 0
+
+    @property
+    def label_coverage(self) -> float:
+        return 1.0 if not self.label_total else 1 - len(self.missing_keys) / self.label_total
+
+    def page_status(self, page: str) -> str:
+        if page in self.missing_pages:
+            return "missing"
+        return "outdated" if page in self.outdated else "translated"
+
+
+def snippet_comments() -> list[str]:
+    """Every comment written in snippets/ (in Japanese): each language translates them in strings.yml."""
+    seen: dict[str, None] = {}
+    for path in sorted((i18n.ROOT / "snippets").glob("*.py")):
+        for comment in i18n.code_comments(path.read_text(encoding="utf-8")):
+            seen.setdefault(comment)
+    return list(seen)
+
+
+def pages(lang: str) -> list[str]:
+    folder = i18n.docs_dir() / lang
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+
+
+def check(lang: str) -> Report:
+    """Compare docs/<lang>/ with docs/ja/."""
+    i18n.check_language(lang)
+    report = Report(lang)
+    source_pages, own_pages = pages(i18n.DEFAULT_LANG), pages(lang)
+    report.missing_pages = [p for p in source_pages if p not in own_pages]
+    report.extra_pages = [p for p in own_pages if p not in source_pages]
+    docs = i18n.docs_dir()
+    for page in source_pages:
+        if page in report.missing_pages:
+            continue
+        report.translated.append(page)
+        src, own = docs / i18n.DEFAULT_LANG / page, docs / lang / page
+        expected = structure(src.read_text(encoding="utf-8"))
+        actual = structure(own.read_text(encoding="utf-8"))
+        if expected != actual:
+            report.drift.append(f"docs/{lang}/{page}: {_first_difference(expected, actual)}")
+        src_time, own_time = _last_change(src), _last_change(own)
+        if lang != i18n.DEFAULT_LANG and src_time and own_time and src_time > own_time:
+            report.outdated.append(page)
+
+    source, own_strings = i18n.strings(i18n.DEFAULT_LANG), i18n.strings(lang)
+    for table in ("labels", "ui"):
+        keys, own_keys = set(source.get(table) or {}), set(own_strings.get(table) or {})
+        report.label_total += len(keys)
+        report.missing_keys += [f"{table}.{k}" for k in sorted(keys - own_keys)]
+        report.extra_keys += [f"{table}.{k}" for k in sorted(own_keys - keys)]
+    if lang != i18n.DEFAULT_LANG:
+        comments = own_strings.get("comments") or {}
+        report.missing_comments = [c for c in snippet_comments() if c not in comments]
+        report.extra_keys += [f"comments.{c}" for c in comments if c not in snippet_comments()]
+    return report
+
+
+def _first_difference(expected: list[str], actual: list[str]) -> str:
+    for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
+        if want != got:
+            return f"item {i + 1}: expected «{want}», found «{got}»"
+    if len(expected) > len(actual):
+        return f"missing «{expected[len(actual)]}» (and {len(expected) - len(actual) - 1} more after it)"
+    return f"unexpected «{actual[len(expected)]}»"
+
+
+def format_report(report: Report) -> str:
+    lines = [f"[{report.lang}] {len(report.translated)} pages translated, "
+             f"labels {report.label_coverage:.0%} covered"]
+    for title, items in (
+        ("structural drift (must fix)", report.drift),
+        ("missing pages (Japanese shown with a banner)", report.missing_pages),
+        ("outdated pages (Japanese changed since)", report.outdated),
+        ("extra pages (no Japanese source)", report.extra_pages),
+        ("missing labels (Japanese used)", report.missing_keys),
+        ("extra keys (unused)", report.extra_keys),
+        ("untranslated code comments", report.missing_comments),
+    ):
+        lines += [f"  {title}:"] + [f"    - {item}" for item in items] if items else []
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attention_lesson.translations", description=__doc__.split("\n")[0])
+    parser.add_argument("langs", nargs="*", help="language codes (default: every language folder)")
+    args = parser.parse_args(argv)
+    try:
+        langs = [i18n.check_language(code) for code in args.langs] or [
+            c for c in i18n.languages() if c != i18n.DEFAULT_LANG]
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    reports = [check(lang) for lang in langs]
+    print("\n\n".join(format_report(r) for r in reports))
+    return 1 if any(r.drift for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,387 @@
+"""The figures: valid inline SVG, the snippets' numbers, the page's language, the same bytes every build."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+import torch
+import torch.nn.functional as F
+import yaml
+
+from attention_lesson import core, i18n
+from attention_lesson.core import WORDS, CostPoint
+from attention_lesson.figures import (
+    PALETTE,
+    contrast,
+    cost_svg,
+    figure_html,
+    heatmap_svg,
+    memory_svg,
+    scaling_svg,
+    scores_svg,
+)
+from attention_lesson.memory import MemoryPoint, cost_memory, peak_memory_bytes
+
+pytestmark = pytest.mark.filterwarnings("error")  # no missing-glyph (or any other) warning while drawing
+
+SVG = "{http://www.w3.org/2000/svg}"
+NUMBER = re.compile(r"^-?\d+\.\d\d$")
+DARK = "#1e2129"
+
+
+def causal_weights() -> torch.Tensor:
+    """snippets/causal_mask.py's weights."""
+    torch.manual_seed(0)
+    torch.randn(5, 4)
+    q, k = torch.randn(5, 8), torch.randn(5, 8)
+    scores = (q @ k.T / math.sqrt(8)).masked_fill(~core.causal_mask(5), float("-inf"))
+    return F.softmax(scores, dim=-1)
+
+
+def section2() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """snippets/scoring.py's three vectors."""
+    k = torch.tensor([[0.1, 0.9], [0.0, 1.0], [0.9, 0.1], [1.0, 0.0], [0.8, 0.2]])
+    scores = k @ torch.tensor([1.0, 0.0])
+    return scores, F.softmax(scores, dim=-1), F.softmax(scores * 5, dim=-1)
+
+
+def cost_points() -> list[CostPoint]:
+    return [CostPoint(T, 1e-9 * T**2, 2e-6 * T) for T in (1000, 2000, 4000)]
+
+
+def memory_points() -> list[MemoryPoint]:
+    return [MemoryPoint(T, 9 * T**2, 300_000 + 64 * T, 13 * T**2) for T in (500, 1000, 2000, 4000)]
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[core.ScalingRow]:
+    return core.scaling_study([16, 64, 256], n_dots=200, n_matrices=50)
+
+
+@pytest.fixture
+def figures(rows) -> dict[str, str]:
+    return {
+        "avg": heatmap_svg(core.averaging_weights(5), "avg"),
+        "causal": heatmap_svg(causal_weights(), "causal"),
+        "head": heatmap_svg(causal_weights().tolist(), "head"),
+        "scores": scores_svg(*section2()),
+        "scaling": scaling_svg(rows),
+        "cost": cost_svg(cost_points()),
+        "memory": memory_svg(memory_points()),
+    }
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    return root
+
+
+def texts(svg: str) -> list[str]:
+    return ["".join(t.itertext()) for t in parse(svg).iter(f"{SVG}text")]
+
+
+def cell_texts(svg: str) -> list[str]:
+    return [t for t in texts(svg) if NUMBER.match(t)]
+
+
+# ------------------------------------------------------------------------------------------ every figure
+
+
+def test_every_figure_is_an_inline_svg_with_alt_text(figures):
+    for name, svg in figures.items():
+        root = parse(svg)
+        assert svg.startswith("<svg"), name
+        assert "<?xml" not in svg and "DOCTYPE" not in svg and "<metadata" not in svg, name
+        assert root.get("role") == "img", name
+        title = root.find(f"{SVG}title")
+        assert title is not None and list(root)[0] is title, name
+        assert root.get("aria-label") == title.text and len(title.text) > 10, name
+        assert root.get("width") == "100%" and "max-width" in root.get("style"), name
+        assert root.get("viewBox") and root.get("height") is None, name
+        assert len(svg.encode()) < 40_000, (name, len(svg.encode()))
+
+
+def test_no_raster_no_external_reference_no_page_wide_style(figures):
+    for name, svg in figures.items():
+        root = parse(svg)
+        assert not list(root.iter(f"{SVG}image")), name
+        assert not list(root.iter(f"{SVG}style")), name  # a <style> in an inline SVG styles the whole page
+        for element in root.iter():
+            for attribute, value in element.attrib.items():
+                if attribute.endswith("href"):
+                    assert value.startswith("#"), (name, value)
+        assert "http" not in re.sub(r'xmlns(:xlink)?="[^"]*"', "", svg), name
+        assert "font-family" not in svg, name  # the text takes the page's font
+
+
+def test_ids_are_unique_and_references_resolve(figures):
+    seen: set[str] = set()
+    for name, svg in figures.items():
+        ids = re.findall(r' id="([^"]+)"', svg)
+        assert len(ids) == len(set(ids)), name
+        assert not seen & set(ids), f"{name} repeats an id of another figure"
+        seen |= set(ids)
+        for ref in re.findall(r'url\(#([^)]+)\)', svg) + re.findall(r'href="#([^"]+)"', svg):
+            assert ref in ids, (name, ref)
+
+
+def test_ink_is_current_color(figures):
+    for name, svg in figures.items():
+        assert "#010203" not in svg and "#000000" not in svg, name
+        assert "currentColor" in svg, name
+        for t in parse(svg).iter(f"{SVG}text"):
+            fill = re.search(r"fill: ([^;]+)", t.get("style", ""))
+            assert fill is not None, (name, "".join(t.itertext()))
+            # currentColor everywhere but on the heatmap's filled cells, whose text contrasts with the cell
+            assert fill.group(1) == "currentColor" or name in ("avg", "causal", "head"), (name, fill.group(1))
+
+
+def test_deterministic(figures, rows):
+    again = {
+        "avg": heatmap_svg(core.averaging_weights(5), "avg"),
+        "causal": heatmap_svg(causal_weights(), "causal"),
+        "head": heatmap_svg(causal_weights().tolist(), "head"),
+        "scores": scores_svg(*section2()),
+        "scaling": scaling_svg(rows),
+        "cost": cost_svg(cost_points()),
+        "memory": memory_svg(memory_points()),
+    }
+    assert again == figures
+
+
+def test_deterministic_across_processes():
+    code = (
+        "import sys; from attention_lesson import core; from attention_lesson.figures import heatmap_svg; "
+        "sys.stdout.write(heatmap_svg(core.averaging_weights(5), 'avg'))"
+    )
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert other == heatmap_svg(core.averaging_weights(5), "avg")
+
+
+def test_data_colours_readable_on_light_and_dark():
+    for colour in PALETTE:
+        assert contrast(colour, "#ffffff") >= 3, colour
+        assert contrast(colour, DARK) >= 3, colour
+
+
+# -------------------------------------------------------------------------------------------- heatmaps
+
+
+@pytest.mark.parametrize("kind", ["avg", "causal", "head"])
+def test_heatmap_labels_and_title(kind):
+    svg = heatmap_svg(causal_weights(), kind)
+    found = texts(svg)
+    for char in WORDS:
+        assert found.count(char) == 2, char  # once on each axis
+    assert i18n.ui(f"fig_{kind}_title") in found
+    assert i18n.ui("fig_axis_query") in found and i18n.ui("fig_axis_key") in found
+
+
+@pytest.mark.parametrize("weights", [core.averaging_weights(5), causal_weights(), torch.rand(5, 5, generator=torch.Generator().manual_seed(1)) * 1.5])
+def test_heatmap_cells_are_the_values_rounded(weights):
+    expected = [round(v, 2) for row in weights.tolist() for v in row]
+    cells = cell_texts(heatmap_svg(weights))
+    assert [float(c) for c in cells] == expected
+    assert cells == [f"{v:.2f}" for v in expected]
+
+
+def test_heatmap_takes_the_snippet_output():
+    """Run snippets/causal_mask.py and compare its printed weights with the figure's cells."""
+    out = subprocess.run([sys.executable, "snippets/causal_mask.py"], capture_output=True, text=True, check=True,
+                         cwd=i18n.ROOT).stdout
+    printed = [float(v) for v in re.findall(r"-?\d+\.\d+", out)]
+    assert [float(c) for c in cell_texts(heatmap_svg(causal_weights(), "causal"))] == printed
+
+
+def test_heatmap_tensor_and_list_give_the_same_figure():
+    w = causal_weights()
+    assert heatmap_svg(w, "head") == heatmap_svg(w.tolist(), "head")
+
+
+def test_heatmap_other_labels():
+    svg = heatmap_svg(core.averaging_weights(3), labels=["a", "b", "c"])
+    assert texts(svg).count("b") == 2
+    assert len(cell_texts(svg)) == 9
+
+
+@pytest.mark.parametrize(
+    "weights, labels",
+    [
+        (torch.rand(5, 4), WORDS),
+        (torch.rand(4, 5), WORDS),
+        (torch.rand(5), WORDS),
+        (torch.rand(1, 5, 5), WORDS),
+        (torch.rand(4, 4), WORDS),
+        (torch.rand(5, 5), "床前明月"),
+        ([[0.5, 0.5], [1.0]], "ab"),
+        ([[0.5, float("nan")], [0.5, 0.5]], "ab"),
+        ([["a", 0.5], [0.5, 0.5]], "ab"),
+        ([], WORDS),
+    ],
+)
+def test_heatmap_bad_shapes(weights, labels):
+    with pytest.raises(ValueError):
+        heatmap_svg(weights, labels=labels)
+
+
+def test_heatmap_shape_message():
+    with pytest.raises(ValueError, match="T must equal len"):
+        heatmap_svg(torch.rand(4, 4))
+    with pytest.raises(ValueError, match="square"):
+        heatmap_svg(torch.rand(5, 4))
+
+
+def test_heatmap_unknown_kind_and_type():
+    with pytest.raises(ValueError, match="kind"):
+        heatmap_svg(core.averaging_weights(5), "scores")
+    with pytest.raises(TypeError):
+        heatmap_svg(3.0)
+
+
+# -------------------------------------------------------------------------------------- the other figures
+
+
+def test_scores_figure():
+    vectors = section2()
+    svg = scores_svg(*vectors)
+    found = texts(svg)
+    for char in WORDS:
+        assert found.count(char) == 3, char  # one axis per panel
+    for key in ("fig_scores_title", "fig_scores_panel_scores", "fig_scores_panel_softmax", "fig_scores_panel_x5"):
+        assert i18n.ui(key) in found, key
+    expected = [round(v, 2) for vector in vectors for v in vector.tolist()]
+    assert [float(c) for c in cell_texts(svg)] == expected
+    assert scores_svg(*(v.tolist() for v in vectors)) == svg
+
+
+def test_scores_figure_bad_lengths():
+    scores, weights, x5 = section2()
+    with pytest.raises(ValueError, match="labels"):
+        scores_svg(scores, weights[:4], x5)
+    with pytest.raises(ValueError):
+        scores_svg(scores[None], weights, x5)
+
+
+def test_scaling_figure(rows):
+    found = texts(scaling_svg(rows))
+    for key in ("fig_scaling_title", "fig_scaling_std_title", "fig_scaling_max_title", "fig_scaling_measured",
+                "fig_scaling_unscaled", "fig_scaling_scaled", "fig_axis_d"):
+        assert i18n.ui(key) in found, key
+    assert {"16", "64", "256", "√d"} <= set(found)
+    with pytest.raises(ValueError):
+        scaling_svg([])
+
+
+def test_cost_figure_legend_has_the_fitted_slopes():
+    found = texts(cost_svg(cost_points()))
+    assert i18n.ui("fig_legend_naive").format(slope=2.0) in found
+    assert i18n.ui("fig_legend_sdpa").format(slope=1.0) in found
+    assert {"1000", "2000", "4000", i18n.ui("fig_cost_title"), i18n.ui("fig_axis_T")} <= set(found)
+    with pytest.raises(ValueError):
+        cost_svg(cost_points()[:1])
+    with pytest.raises(ValueError):
+        cost_svg([CostPoint(1000, 0.0, 1.0), CostPoint(2000, 1.0, 1.0)])
+
+
+def test_memory_figure():
+    found = texts(memory_svg(memory_points()))
+    assert i18n.ui("fig_legend_naive").format(slope=2.0) in found
+    assert i18n.ui("fig_legend_sdpa_2d").format(slope=2.0) in found
+    assert i18n.ui("fig_memory_title") in found
+    with pytest.raises(ValueError):
+        memory_svg(cost_points())
+
+
+def test_figure_html():
+    svg = heatmap_svg(core.averaging_weights(5))
+    page = figure_html(svg, "平均 <b> & 重み")
+    assert page.startswith('<figure class="lesson-figure">') and page.endswith("</figure>")
+    assert svg in page
+    assert "<figcaption>平均 &lt;b&gt; &amp; 重み</figcaption>" in page
+    ET.fromstring(page)
+    with pytest.raises(ValueError):
+        figure_html("<p>not a figure</p>", "x")
+
+
+# --------------------------------------------------------------------------------------------- memory
+
+
+def test_peak_memory_counts_what_the_call_allocates():
+    n = 1_000_000
+    assert peak_memory_bytes(lambda: torch.ones(n)) == 4 * n
+    # two live at once, then one freed before the third: the peak is two
+    def two_then_one():
+        a = torch.ones(n)
+        b = torch.ones(n)
+        del a, b
+        return torch.ones(n)
+
+    assert peak_memory_bytes(two_then_one) == 8 * n
+
+
+def test_cost_memory_naive_grows_as_t_squared_and_sdpa_does_not():
+    points = cost_memory([256, 512, 1024])
+    assert points == cost_memory([256, 512, 1024])  # allocation sizes, not timings: the same every run
+    lengths = [p.T for p in points]
+    assert core.fitted_exponent(lengths, [p.naive_bytes for p in points]) > 1.8
+    assert core.fitted_exponent(lengths, [p.sdpa_2d_bytes for p in points]) > 1.8
+    assert points[-1].naive_bytes >= 3 * 1024 * 1024 * 4  # at least scores, masked scores and weights
+    assert points[-1].sdpa_bytes < points[-1].naive_bytes / 4
+    assert memory_svg(points).startswith("<svg")
+
+
+# --------------------------------------------------------------------------------------------- language
+
+
+@pytest.fixture
+def english(tmp_path, monkeypatch):
+    """A docs folder with Japanese and a partial English: the fig keys translated except fig_axis_d."""
+    (tmp_path / "ja").mkdir()
+    shutil.copyfile(i18n.docs_dir() / "ja" / "strings.yml", tmp_path / "ja" / "strings.yml")
+    (tmp_path / "en").mkdir()
+    ui = {"fig_avg_title": "Averaging weights", "fig_axis_query": "Position looking (row)",
+          "fig_scores_title": "Scores of 光 and weights", "fig_scaling_title": "Why divide by √d",
+          "fig_cost_title": "Sequence length and time", "fig_legend_naive": "This lesson's head (slope {slope:.1f})"}
+    (tmp_path / "en" / "strings.yml").write_text(yaml.safe_dump({"name": "English", "ui": ui}), encoding="utf-8")
+    i18n._load.cache_clear()
+    monkeypatch.setattr(i18n, "docs_dir", lambda: tmp_path)
+    yield
+    i18n._load.cache_clear()
+
+
+def test_titles_in_the_page_language(english, rows):
+    with i18n.language("en"):
+        avg = texts(heatmap_svg(core.averaging_weights(5), "avg"))
+        assert "Averaging weights" in avg and "Position looking (row)" in avg
+        assert "平均の重み" not in avg
+        assert i18n.ui("fig_axis_key", "ja") in avg  # untranslated: falls back to Japanese
+        assert "Scores of 光 and weights" in texts(scores_svg(*section2()))
+        scaling = texts(scaling_svg(rows))
+        assert "Why divide by √d" in scaling and i18n.ui("fig_axis_d", "ja") in scaling
+        assert "This lesson's head (slope 2.0)" in texts(cost_svg(cost_points()))
+        english_svg = heatmap_svg(core.averaging_weights(5), "avg")
+    with i18n.language("ja"):
+        ja = heatmap_svg(core.averaging_weights(5), "avg")
+        assert "平均の重み" in texts(ja) and "Averaging weights" not in texts(ja)
+        assert parse(ja).find(f"{SVG}title").text == i18n.ui("fig_avg_alt", "ja")
+    assert ja != english_svg
+
+
+def test_every_fig_key_is_japanese_text():
+    table = i18n.strings("ja")["ui"]
+    keys = [k for k in table if k.startswith("fig_")]
+    assert len(keys) >= 30
+    for key in keys:
+        assert isinstance(table[key], str) and table[key].strip(), key
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", table[key]), key
+    sample = {"slope": 2.0, "naive": 2.0, "sdpa": 1.0}
+    for key in keys:
+        table[key].format(**sample)  # every placeholder is one the figures fill in
+
