@@ -1,9 +1,9 @@
-from attention_lesson import cost_sweep, fitted_exponent, label
+from attention_lesson import cost_sweep, cost_table
+from attention_lesson.memory import cost_memory
 
-# 第 5 節のヘッドを T = 1000, 2000, 4000 で測る（1 回の空打ちの後、5 回の中央値）
+# 第 5 節のヘッドと PyTorch の SDPA の 1 回の計算時間（1 回の空打ちの後、5 回の中央値）
 points = cost_sweep([1000, 2000, 4000])
+# 1 回の計算で PyTorch が確保するテンソルのメモリのピーク（時間と違ってマシンの混み具合によらない）
+memory = cost_memory([1000, 2000, 4000])
 
-for p in points:
-    print(f"T={p.T:5d}  {label('naive_head')} {p.naive_s * 1000:7.2f} ms   SDPA {p.sdpa_s * 1000:7.2f} ms")
-exponent = fitted_exponent([p.T for p in points], [p.naive_s for p in points])
-print(label("exponent"), f"{exponent:.1f}")
+print(cost_table(points, memory))

@@ -14,7 +14,8 @@ x = torch.randn(T, d_model)
 W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model) for _ in range(3))
 q, k, v = x @ W_q, x @ W_k, x @ W_v
 scores = (q @ k.T / math.sqrt(d_head)).masked_fill(~mask, float("-inf"))
-out = F.softmax(scores, dim=-1) @ v
+weights = F.softmax(scores, dim=-1)
+out = weights @ v
 
 expected = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # PyTorch 組み込みの同じ計算
 print(label("shapes").format(x=tuple(x.shape), qkv=tuple(q.shape), out=tuple(out.shape)))

@@ -11,6 +11,9 @@ k = torch.tensor([[0.1, 0.9],   # 床：場所
 q_guang = torch.tensor([1.0, 0.0])  # 「光」が探しているもの：空に関係するもの
 scores = k @ q_guang
 
+weights = F.softmax(scores, dim=-1)
+weights_x5 = F.softmax(scores * 5, dim=-1)  # スコアを 5 倍してから softmax
+
 print(label("scores"), rounded(scores))
-print(label("softmax"), rounded(F.softmax(scores, dim=-1)))
-print(label("softmax_x5"), rounded(F.softmax(scores * 5, dim=-1)))
+print(label("softmax"), rounded(weights))
+print(label("softmax_x5"), rounded(weights_x5))

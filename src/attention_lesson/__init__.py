@@ -18,7 +18,7 @@ from attention_lesson.core import (
     softmax_weights,
     temperature_sweep,
 )
-from attention_lesson.fmt import markdown_table, rounded, scaling_table
+from attention_lesson.fmt import cost_table, markdown_table, rounded, scaling_table
 from attention_lesson.i18n import label
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "attention_head",
     "averaging_weights",
     "causal_mask",
+    "cost_table",
     "cost_sweep",
     "fitted_exponent",
     "label",

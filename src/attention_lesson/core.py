@@ -182,7 +182,10 @@ def cost_sweep(
             return attention_head(x, W_q, W_k, W_v)
 
         def sdpa(x: torch.Tensor = x) -> torch.Tensor:
-            return F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=True)
+            # (batch, heads, T, d): the shape that selects PyTorch's fused CPU kernel; a 2-d call falls back
+            # to the plain T×T computation and would time the same algorithm twice.
+            q, k, v = ((x @ W)[None, None] for W in (W_q, W_k, W_v))
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]
 
         points.append(CostPoint(T, _median_time(naive, repeats), _median_time(sdpa, repeats)))
     return points

@@ -20,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import math
+import numbers
 import re
 import warnings
 from collections.abc import Iterator, Sequence
@@ -34,7 +36,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
-from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent
+from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent, temperature_sweep
 from attention_lesson.i18n import ui
 
 # Drawn in this colour, then written as currentColor: a colour no data series uses, so the replacement
@@ -118,7 +120,7 @@ def _values(name: str, value: object, ndim: int) -> list:
         raise TypeError(f"{name} must be a torch.Tensor or a nested list, got {type(value).__name__}")
     flat = data if ndim == 1 else [v for row in data for v in row]
     for v in flat:
-        if isinstance(v, bool) or not isinstance(v, int | float):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise ValueError(f"{name} must hold numbers, got {v!r}")
         if not math.isfinite(v):
             raise ValueError(f"{name} must hold finite numbers, got {v!r}")
@@ -446,3 +448,49 @@ def _scope_ids(svg: str, name: str) -> str:
     svg = re.sub(r' id="([^"]+)"', rename, svg)
     svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
     return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', svg)
+
+
+def figure(kind: str, *data: object) -> str:
+    """A page's figure as ``<figure>`` HTML with its caption in the current language.
+
+    kind: "avg", "causal" or "head" (a weight matrix), "scores" (scores, weights, weights ×5), "scaling"
+    (rows of core.scaling_study), "cost" (core.cost_sweep points) or "memory" (memory.cost_memory points).
+    """
+    if kind in ("avg", "causal", "head"):
+        svg = heatmap_svg(data[0], kind)
+    elif kind in ("scores", "scaling", "cost", "memory"):
+        svg = {"scores": scores_svg, "scaling": scaling_svg, "cost": cost_svg, "memory": memory_svg}[kind](*data)
+    else:
+        raise ValueError(f"unknown figure {kind!r}: expected avg, causal, head, scores, scaling, cost or memory")
+    caption = re.search(r'aria-label="([^"]*)"', svg)
+    return figure_html(svg, html.unescape(caption[1]) if caption else "")
+
+
+SLIDER_SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)
+
+
+def temperature_slider(scores: torch.Tensor, scales: Sequence[float] = SLIDER_SCALES,
+                       labels: str = WORDS) -> str:
+    """Section 2's weights of 光 under a slider over the scale factor (softmax temperature).
+
+    Every position of the slider is computed here at build time (core.temperature_sweep) and stored on the
+    element; the page's small script (theme/assets/javascripts/temperature.js) only swaps numbers, so no Python
+    runs in the browser and nothing is fetched. Without JavaScript the scale-1 weights are shown.
+    """
+    table = temperature_sweep(scores, scales)
+    start = list(scales).index(1.0) if 1.0 in scales else 0
+    rows = "\n".join(
+        f'<div class="temperature__row"><span class="temperature__word">{html.escape(w)}</span>'
+        f'<span class="temperature__track"><span class="temperature__bar" style="width:{100 * v:.1f}%"></span></span>'
+        f'<span class="temperature__value">{v:.2f}</span></div>'
+        for w, v in zip(labels, table[start], strict=True)
+    )
+    data = html.escape(json.dumps({"scales": list(scales), "weights": [[round(v, 4) for v in r] for r in table]}))
+    return (
+        f'<figure class="lesson-figure temperature" data-temperature="{data}">\n'
+        f'<label class="temperature__label">{html.escape(ui("slider_label"))} '
+        f'<output class="temperature__scale">{scales[start]:g}</output>'
+        f'<input class="temperature__input" type="range" min="0" max="{len(scales) - 1}" step="1" value="{start}" '
+        f'aria-valuetext="{scales[start]:g}"></label>\n{rows}\n'
+        f"<figcaption>{html.escape(ui('slider_caption'))}</figcaption>\n</figure>"
+    )

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import torch
 
-from attention_lesson.core import WORDS, ScalingRow
+from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent
 from attention_lesson.i18n import label
+from attention_lesson.memory import MemoryPoint
 
 
 def rounded(values: torch.Tensor, words: str = WORDS, digits: int = 2) -> dict[str, float]:
@@ -34,4 +35,22 @@ def scaling_table(rows: Sequence[ScalingRow]) -> str:
         ["d", label("dot_std"), "√d", label("max_unscaled"), label("max_scaled")],
         [[r.d, f"{r.dot_std:.2f}", f"{r.sqrt_d:.2f}", f"{r.max_weight_unscaled:.2f}", f"{r.max_weight_scaled:.2f}"]
          for r in rows],
+    )
+
+
+def cost_table(points: Sequence[CostPoint], memory: Sequence[MemoryPoint]) -> str:
+    """Time and peak memory against T (the cost page), with the fitted exponent of each column."""
+    if [p.T for p in points] != [m.T for m in memory]:
+        raise ValueError("points and memory must be measured at the same lengths T")
+    lengths = [p.T for p in points]
+    columns = [
+        [p.naive_s * 1000 for p in points],
+        [p.sdpa_s * 1000 for p in points],
+        [m.naive_bytes / 2**20 for m in memory],
+        [m.sdpa_bytes / 2**20 for m in memory],
+    ]
+    rows = [[T, *(f"{col[i]:.1f}" for col in columns)] for i, T in enumerate(lengths)]
+    rows.append([label("exponent"), *(f"{fitted_exponent(lengths, col):.1f}" for col in columns)])
+    return markdown_table(
+        ["T", label("time_naive"), label("time_sdpa"), label("memory_naive"), label("memory_sdpa")], rows
     )

@@ -94,8 +94,8 @@ def _lookup(table: str, key: str, lang: str) -> str:
         return str(value)
     fallback = (strings(DEFAULT_LANG).get(table) or {}).get(key)
     if fallback is None:
-        raise KeyError(f"no {table[:-1]} {key!r} in docs/{DEFAULT_LANG}/{STRINGS_FILE}")
-    log.info("docs/%s/%s has no %s %r; using the Japanese text", lang, STRINGS_FILE, table[:-1], key)
+        raise KeyError(f"no {table} key {key!r} in docs/{DEFAULT_LANG}/{STRINGS_FILE}")
+    log.info("docs/%s/%s has no %s key %r; using the Japanese text", lang, STRINGS_FILE, table, key)
     return str(fallback)
 
 

@@ -13,6 +13,7 @@ import functools
 import importlib
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -148,6 +149,7 @@ def _wrap_python_fence(config: MkDocsConfig) -> MkDocsConfig:
 on_config = CombinedEvent(_configure_language, _wrap_python_fence)
 
 
+@event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page."""
     lang = config.extra["lesson_lang"]
@@ -160,6 +162,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                 file.fallback = True
                 files.append(file)
     files.append(File.generated(config, STATUS_PAGE, content=_status_page()))
+    from attention_lesson import notebooks
+
+    files = notebooks.prepare(files, config, lang)  # the exercise notebooks, executed or cached
     return files
 
 
@@ -190,7 +195,31 @@ def _status_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+MEASURED = re.compile(r"\{\{\s*measured\.(\w+)\s*\}\}")
+
+
+def _fill_measured(markdown: str, page: Page) -> str:
+    """Replace {{ measured.name }} with the value the code measures (attention_lesson.claims).
+
+    A plain substitution rather than a Jinja macros plugin: only this one form is touched, so braces in code
+    and prose stay as written, and an unknown name stops the build naming the page.
+    """
+    if not MEASURED.search(markdown):
+        return markdown
+    from attention_lesson import claims
+
+    values = claims.measured()
+
+    def value(match: re.Match) -> str:
+        if match[1] not in values:
+            raise PluginError(f"{page.file.src_uri}: unknown {match[0]}; known: {', '.join(sorted(values))}")
+        return values[match[1]]
+
+    return MEASURED.sub(value, markdown)
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    markdown = _fill_measured(markdown, page)
     if not getattr(page.file, "fallback", False):
         return markdown
     from attention_lesson import i18n

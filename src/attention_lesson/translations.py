@@ -26,6 +26,7 @@ _STRUCTURE = re.compile(
       | ^(?P<include>\s*--8<--.*)$                   # a snippet include
       | ^(?P<heading>\#{1,6})\s.*?(?P<hid>\{\#[^}]+\})?\s*$   # heading level, explicit anchor
       | (?P<link>\]\((?P<target>[^)\s]+)[^)]*\))     # a Markdown link target
+      | (?P<measured>\{\{\s*measured\.\w+\s*\}\})   # a number the build fills in from the code
     """,
     re.M | re.X,
 )
@@ -50,6 +51,8 @@ def structure(markdown: str) -> list[str]:
                 items.append(f"include: {m['include'].strip()}")
             elif m["heading"]:
                 items.append(f"heading: {m['heading']}{' ' + m['hid'] if m['hid'] else ''}")
+            elif m["measured"]:
+                items.append(f"measured: {m['measured'].replace(' ', '')}")
             elif m["link"]:
                 target = m["target"]
                 # Anchors into headings are translated with the heading; the page they point to is not.

@@ -1,0 +1,125 @@
+"""Every quantitative sentence of the lesson, checked against what the code prints now.
+
+Each claim names the page and heading it guards and the snippet whose live output decides it. Values a page
+quotes as {{ measured.* }} are generated from the code at build time; the claims here are the ones the prose
+states in words or as round figures ("月 takes half", "between 0.4 and 0.5").
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+from conftest import ROOT, run_snippet
+from test_lesson import printed_dicts, table_rows
+
+from attention_lesson import claims, cost_sweep, fitted_exponent
+
+
+def printed_matrix(output: str) -> list[list[float]]:
+    body = output[output.index("tensor(") + len("tensor("): output.index(")")]
+    return ast.literal_eval(body)
+
+
+@dataclass
+class Claim:
+    page: str
+    heading: str
+    snippet: str
+    says: str
+    holds: Callable[[str], bool]
+
+    def __str__(self) -> str:
+        return f"docs/ja/{self.page} «{self.heading}»: {self.says} (snippets/{self.snippet})"
+
+
+def _guang(output: str) -> tuple[dict, dict, dict]:
+    scores, weights, sharp = printed_dicts(output)
+    return scores, weights, sharp
+
+
+CLAIMS = [
+    Claim("averaging.md", "最も単純な方法：平均を取る", "averaging.py",
+          "3 番目の文字は前の三つを均等に見る; every row sums to 1",
+          lambda out: printed_matrix(out)[2][:3] == [0.33, 0.33, 0.33]
+          and all(abs(sum(r) - 1) < 0.02 for r in printed_matrix(out))),
+    Claim("query-key.md", "クエリとキー：各文字に誰を見るべきかを決めさせる", "scoring.py",
+          "「月」のスコアが最も高く、最も大きな重みを得ています",
+          lambda out: max(_guang(out)[0], key=_guang(out)[0].get) == "月"
+          and max(_guang(out)[1], key=_guang(out)[1].get) == "月"),
+    Claim("query-key.md", "クエリとキー：各文字に誰を見るべきかを決めさせる", "scoring.py",
+          "5 倍にすると「月」一つで半分を持っていきます",
+          lambda out: _guang(out)[2]["月"] >= 0.5 and max(_guang(out)[2], key=_guang(out)[2].get) == "月"),
+    Claim("causal-mask.md", "因果マスク：後ろを覗いてはいけない", "causal_mask.py",
+          "下三角で、各行の合計は 1",
+          lambda out: all(v == 0 for i, r in enumerate(printed_matrix(out)) for v in r[i + 1:])
+          and all(abs(sum(r) - 1) < 0.02 for r in printed_matrix(out))),
+    Claim("scaling.md", "なぜ次元の平方根で割るのか", "scaling.py",
+          "標準偏差はおよそ d の平方根 (d=256 のときおよそ 16)",
+          lambda out: all(abs(float(r[1]) / math.sqrt(int(r[0])) - 1) < 0.05 for r in table_rows(out))),
+    Claim("scaling.md", "なぜ次元の平方根で割るのか", "scaling.py",
+          "スケーリングしないと、ほぼすべての注目が一つの位置に向かう (largest d ≥ 0.9)",
+          lambda out: float(table_rows(out)[-1][3]) >= 0.9),
+    Claim("scaling.md", "なぜ次元の平方根で割るのか", "scaling.py",
+          "d の平方根で割れば、各行で最も大きな重みは 0.4 から 0.5 の間",
+          lambda out: all(0.4 <= float(r[4]) <= 0.5 for r in table_rows(out))),
+    Claim("head.md", "完全なアテンションヘッド", "head.py",
+          "結果は scaled_dot_product_attention と一致 (差は浮動小数点の誤差)",
+          lambda out: float(re.search(r"(\d\.\de-\d+)", out)[1]) < 1e-6),
+]
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=str)
+def test_prose_claim_holds_for_the_live_output(claim):
+    page = (ROOT / "docs" / "ja" / claim.page).read_text(encoding="utf-8")
+    assert f"# {claim.heading}" in page, f"{claim}: heading moved; update the claim"
+    assert claim.holds(run_snippet(claim.snippet)), f"prose no longer true: {claim}"
+
+
+def test_measured_values_quoted_in_prose_are_the_printed_ones():
+    """{{ measured.* }} is filled from the snippets' own runs: the same numbers their listings print."""
+    rows = table_rows(run_snippet("scaling.py"))
+    values = claims.measured()
+    assert values["max_unscaled_low"] == min(r[3] for r in rows)
+    assert values["max_unscaled_high"] == max(r[3] for r in rows)
+    assert values["std_256"] == f"{float(rows[2][1]):.1f}"
+    printed_diff = float(re.search(r"(\d\.\de-\d+)", run_snippet("head.py"))[1])
+    assert values["sdpa_digit"] == str(-math.floor(math.log10(printed_diff)))
+    assert values["doubling_factor"] == "4"
+
+
+def test_cost_of_attention_grows_about_as_t_squared():
+    """docs/ja/cost.md «アテンションの代償»: 長さが倍になれば…4 倍 (fitted exponent of the lesson's head)."""
+    points = cost_sweep([1000, 2000, 4000], repeats=7)
+    exponent = fitted_exponent([p.T for p in points], [p.naive_s for p in points])
+    assert 1.6 <= exponent <= 2.4, f"docs/ja/cost.md: time grows as T^{exponent:.2f}, not about T²"
+
+
+def test_every_language_states_the_same_numbers():
+    """A translation that changes or drops a number (decimals, measured values, figures ≥ 10) fails."""
+    def numbers(markdown: str) -> list[str]:
+        prose = re.sub(r"```.*?```", "", markdown, flags=re.S)
+        prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", prose)
+        found = re.findall(r"\{\{\s*measured\.\w+\s*\}\}|\d+\.\d+|\d{2,}", prose)
+        return sorted(s.replace(" ", "") for s in found)
+
+    for page in sorted((ROOT / "docs" / "ja").glob("*.md")):
+        expected = numbers(page.read_text(encoding="utf-8"))
+        for lang_dir in sorted(p for p in (ROOT / "docs").iterdir() if (p / "strings.yml").exists()):
+            translated = lang_dir / page.name
+            if translated.exists():
+                assert numbers(translated.read_text(encoding="utf-8")) == expected, f"{translated} vs {page}"
+
+
+def test_cost_page_memory_claims_hold_and_match_the_printed_table():
+    """docs/ja/cost.md «アテンションの代償»: the head's memory grows as T², SDPA's does not hold a T×T table."""
+    exponents = table_rows(run_snippet("cost.py"))[-1]
+    values = claims.measured()
+    assert values["memory_exponent_naive"] == exponents[3]
+    assert values["memory_exponent_sdpa"] == exponents[4]
+    assert 1.8 <= float(exponents[3]) <= 2.2, "docs/ja/cost.md: the head's memory no longer grows as T²"
+    assert float(exponents[4]) < 1.0, "docs/ja/cost.md: SDPA's peak memory now grows like the T×T table"
