@@ -50,3 +50,16 @@ def project_copy(tmp_path) -> Path:
     ignore = shutil.ignore_patterns(".venv", "site", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".cache")
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite tests/snapshots/ from the current output instead of comparing (review the diff, commit)",
+    )
+
+
+@pytest.fixture
+def update_snapshots(request) -> bool:
+    return request.config.getoption("--update-snapshots")

@@ -98,13 +98,18 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def chromium_browser() -> Iterator[Browser]:
+@pytest.fixture(scope="session", autouse=True)
+def _require_chromium() -> None:
+    """Before anything else (the site build included): no browser, no browser tests."""
     if not CHROMIUM.is_file():
         reason = f"{CHROMIUM} not found: the browser tests need Debian's chromium (apt-get install chromium)"
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def chromium_browser(_require_chromium: None) -> Iterator[Browser]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         yield browser

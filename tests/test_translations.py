@@ -17,7 +17,7 @@ LANGS = [code for code in i18n.languages() if code != i18n.DEFAULT_LANG]
 @pytest.mark.parametrize("lang", LANGS)
 def test_shipped_translations_are_complete(lang):
     report = translations.check(lang)
-    assert report.drift == []
+    assert report.drift == [], "\n".join(report.drift)
     assert report.missing_pages == [] and report.extra_pages == []
     assert report.missing_keys == [] and report.extra_keys == []
     assert report.missing_comments == []

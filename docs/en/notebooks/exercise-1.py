@@ -27,16 +27,14 @@ k = torch.tensor([[0.1, 0.9],   # 床
                   [0.8, 0.2]])  # 光
 
 # %%
-q_sky = torch.tensor([1.0, 0.0])    # the second section's query: things related to the sky
-q_place = torch.tensor([0.0, 1.0])  # the new query: things related to location
+q_sky = torch.tensor([1.0, 0.0])    # the second section's query: the sky
+q_place = torch.tensor([0.0, 1.0])  # the new query: location
 
-print("Weights with the original query:", rounded(softmax_weights(k @ q_sky)))
-print("Weights with the new query:     ", rounded(softmax_weights(k @ q_place)))
+for q in (q_sky, q_place):
+    print(q.tolist(), rounded(softmax_weights(k @ q)))
 
 # %% [markdown]
-# ## Answer
-#
-# The scores become the keys' second column, and the weight moves from 明 and 月 to 床 and 前.
+# **Answer:** the scores become the keys' second column, and the weight moves from 明 and 月 to 床 and 前.
 # Multiplying the scores by 5 concentrates the weights further, as in the second section.
 
 # %%

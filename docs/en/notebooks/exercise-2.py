@@ -35,16 +35,17 @@ print("Largest difference from scaled_dot_product_attention:", f"{diff:.1e}")
 assert diff < 1e-6
 
 # %% [markdown]
-# ## Answer
+# **Answer:** without the mask, the head gives the same result as SDPA with `is_causal=False` (up to
+# floating-point error).
 #
-# Without the mask, the head gives the same result as SDPA with `is_causal=False` (up to floating-point
-# error). So what did removing the mask change? Compare with the masked output, position by position.
+# So what did removing the mask change? Compare with the masked output, position by position.
 
 # %%
 masked = attention_head(x, W_q, W_k, W_v, causal=True)
 change = (out - masked).abs().amax(dim=1)
-print("Largest change in the output per position, with and without the mask:", rounded(change))
-assert change[-1] < 1e-6  # the last character, 光, already looked at every position
+print("Largest change in the output per position, with and without the mask:")
+print(rounded(change))
+assert change[-1] < 1e-6  # the last character, 光, already saw every position
 
 # %% [markdown]
 # Only the earlier positions, which can now peek at later ones, change; the output of the last character,

@@ -21,9 +21,7 @@ for p in points:
     print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
 
 # %% [markdown]
-# ## Answer
-#
-# The power of T the time grows with is the slope of a straight line fitted on log-log axes. A slope of 2
+# **Answer:** the power of T the time grows with is the slope of a straight line fitted on log-log axes. A slope of 2
 # means time proportional to T²: about 4 times as long each time the length doubles. The value depends on
 # the machine that ran this notebook; on a busy machine or at short lengths, fixed costs can make it come
 # out below 2.
