@@ -139,3 +139,44 @@ except Abort:
     proc = run([sys.executable, "-c", script], cwd=project_copy, check=False)
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert "name 'secret' is not defined" in proc.stderr
+
+
+def test_headings_keep_japanese_slugs(built_site):
+    raw = (built_site / "scaling" / "index.html").read_text(encoding="utf-8")
+    assert 'id="なぜ次元の平方根で割るのか"' in raw
+
+
+FIGURES = {"averaging": ["fig_avg_title"], "query-key": ["fig_scores_title"], "causal-mask": ["fig_causal_title"],
+           "scaling": ["fig_scaling_title"], "head": ["fig_head_title"], "cost": ["fig_cost_title", "fig_memory_title"]}
+
+
+@pytest.mark.parametrize("page", sorted(FIGURES))
+def test_every_language_page_inlines_its_figures_as_svg_text_in_that_language(built_site, page):
+    from attention_lesson import i18n
+
+    for lang in i18n.languages():
+        raw = (built_site / ("" if lang == "ja" else lang) / page / "index.html").read_text(encoding="utf-8")
+        figures = re.findall(r'<figure class="lesson-figure">\s*(<svg.*?</svg>)', raw, flags=re.S)
+        assert len(figures) == len(FIGURES[page]), f"{lang}/{page}"
+        for svg, key in zip(figures, FIGURES[page], strict=True):
+            texts = html.unescape(" ".join(re.findall(r"<text[^>]*>(.*?)</text>", svg, flags=re.S)))
+            assert i18n.ui(key, lang) in texts, f"{lang}/{page}: title {key} not drawn as <text>"
+            assert "<image" not in svg and "http" not in svg.replace("http://www.w3.org", "")
+
+
+def test_temperature_slider_data_is_the_sweep_of_the_pages_scores(built_site):
+    import json
+
+    import torch
+
+    from attention_lesson import temperature_sweep
+    from attention_lesson.figures import SLIDER_SCALES
+
+    raw = (built_site / "query-key" / "index.html").read_text(encoding="utf-8")
+    data = json.loads(html.unescape(re.search(r'data-temperature="([^"]+)"', raw)[1]))
+    scores = torch.tensor([0.1, 0.0, 0.9, 1.0, 0.8])  # the scores section 2 prints (test_lesson.LESSON_SCORES)
+    expected = temperature_sweep(scores, SLIDER_SCALES)
+    assert data["scales"] == list(SLIDER_SCALES)
+    assert all(abs(a - b) < 1e-4 for row, exp in zip(data["weights"], expected, strict=True)
+               for a, b in zip(row, exp, strict=True))
+    assert max(data["weights"][-1]) == data["weights"][-1][3] > 0.8  # at the largest scale 月 takes nearly all

@@ -3,8 +3,9 @@
 Each notebook is a plain-text jupytext "percent" file, so it diffs and reviews like the rest of the lesson. At
 every build :func:`prepare` (called from the hook's ``on_files``) turns each one into an executed ``.ipynb``:
 
-* the key is a SHA-256 of the notebook source, its language, every file under ``src/attention_lesson/`` and
-  ``snippets/`` (sorted paths and contents; bytecode excluded) and the torch version;
+* the key is a SHA-256 of the notebook source, its language (the folder it is in), every file under
+  ``src/attention_lesson/`` and ``snippets/`` (sorted paths and contents; bytecode excluded) and the torch
+  version;
 * ``.cache/notebooks/<key>/notebooks/<name>.ipynb`` is used when it exists (logged as "cached"); otherwise the
   notebook is converted with jupytext, executed with nbclient in the ``python3`` kernel that ipykernel
   provides (cwd: the project root, this project's ``src/`` first on the kernel's path) and written there
@@ -17,7 +18,7 @@ every build :func:`prepare` (called from the hook's ``on_files``) turns each one
 
 A prose edit (``docs/*/*.md``) changes no key, so such a rebuild executes nothing; an edit under ``snippets/``
 or ``src/`` changes every key, so every notebook runs again. A language without a notebook of its own gets the
-Japanese one, as it does for pages.
+Japanese one, as it does for pages (the same cache entry: it is the same notebook, run in Japanese).
 """
 
 from __future__ import annotations
@@ -86,9 +87,14 @@ def _code_digest() -> hashlib._Hash:
     return hasher
 
 
-def cache_key(source: Path, lang: str, code_digest: hashlib._Hash | None = None) -> str:
+def language_of(source: Path) -> str:
+    """The language a notebook is written in: its folder, ``docs/<code>/notebooks/``."""
+    return source.parent.parent.name
+
+
+def cache_key(source: Path, code_digest: hashlib._Hash | None = None) -> str:
     hasher = (code_digest or _code_digest()).copy()
-    _update(hasher, "lang", lang.encode())
+    _update(hasher, "lang", language_of(source).encode())
     _update(hasher, "notebook", source.read_bytes())
     return hasher.hexdigest()
 
@@ -106,7 +112,7 @@ def _cell_lines(source: Path) -> list[int]:
     return [number for number, line in enumerate(lines, 1) if line.startswith("# %%")]
 
 
-def execute(source: Path, lang: str):
+def execute(source: Path):
     """Convert a percent-format notebook and run it; a cell that raises raises NotebookError."""
     import jupytext
     from nbclient import NotebookClient
@@ -132,9 +138,9 @@ def execute(source: Path, lang: str):
         resources={"metadata": {"path": str(ROOT)}},
     )
     # The kernel imports this project's package (a copy of the project runs its own src/) and prints labels
-    # in the page's language.
+    # in the notebook's language.
     python_path = os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": python_path, "LESSON_LANG": lang, "MPLBACKEND": "Agg"}
+    env = {**os.environ, "PYTHONPATH": python_path, "LESSON_LANG": language_of(source), "MPLBACKEND": "Agg"}
     try:
         client.execute(env=env)
     except CellExecutionError as error:
@@ -160,16 +166,16 @@ def _deterministic(nb):
     return nb
 
 
-def executed_notebook(source: Path, lang: str, code_digest: hashlib._Hash | None = None) -> Path:
+def executed_notebook(source: Path, code_digest: hashlib._Hash | None = None) -> Path:
     """The executed ``.ipynb`` of a notebook source, from the cache or run now."""
     import nbformat
 
-    target = CACHE / cache_key(source, lang, code_digest) / FOLDER / f"{source.stem}.ipynb"
+    target = CACHE / cache_key(source, code_digest) / FOLDER / f"{source.stem}.ipynb"
     if target.is_file():
         log.info("Notebook %s: cached (%s)", _display(source), _display(target))
         return target
     start = time.perf_counter()
-    nb = execute(source, lang)
+    nb = execute(source)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".ipynb.partial")
     nbformat.write(nb, partial)
@@ -186,7 +192,7 @@ def prepare(files: Files, config: MkDocsConfig, lang: str) -> Files:
         return files
     digest = _code_digest()
     for uri, source in notebooks.items():
-        notebook = executed_notebook(source, lang, digest)
+        notebook = executed_notebook(source, digest)
         original = files.get_file_from_path(uri)
         if original is not None:
             files.remove(original)

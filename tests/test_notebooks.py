@@ -1,0 +1,158 @@
+"""The exercise notebooks: executed at build time (once per change, then from the cache), published as pages in
+every language with the executed .ipynb to download, and a failing cell stops the build naming the notebook."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import runpy
+import shutil
+from pathlib import Path
+
+import jupytext
+import pytest
+import torch
+from conftest import ROOT, SNIPPETS, build_site
+
+DOCS = ROOT / "docs"
+LANGS = sorted((p.parent.name for p in DOCS.glob("*/strings.yml")), key=lambda code: code != "ja")
+NOTEBOOKS = sorted(p.stem for p in (DOCS / "ja" / "notebooks").glob("*.py"))
+EXECUTED = re.compile(r"Notebook (\S+): executed")
+CACHED = re.compile(r"Notebook (\S+): cached")
+
+
+def prefix(lang: str) -> str:
+    return "" if lang == "ja" else f"{lang}/"
+
+
+def build_log(proc) -> str:
+    return proc.stdout + proc.stderr
+
+
+def seed_cache(project: Path) -> None:
+    """Give a project copy this checkout's executed notebooks, so that only what the test changes runs."""
+    cache = ROOT / ".cache" / "notebooks"
+    if cache.is_dir():
+        shutil.copytree(cache, project / ".cache" / "notebooks", dirs_exist_ok=True)
+
+
+def test_every_language_has_the_same_notebooks():
+    """The nav is shared by all languages, so every language folder holds the same notebook files."""
+    assert NOTEBOOKS == ["exercise-1", "exercise-2", "exercise-3"]
+    for lang in LANGS:
+        assert sorted(p.stem for p in (DOCS / lang / "notebooks").glob("*.py")) == NOTEBOOKS, lang
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_page_shows_executed_outputs_and_links_its_ipynb(built_site, lang, name):
+    page = built_site / prefix(lang) / "notebooks" / name / "index.html"
+    raw = page.read_text(encoding="utf-8")
+    assert 'class="jupyter-wrapper"' in raw, "not rendered by mkdocs-jupyter"
+    assert "# %%" not in raw and "jupytext" not in raw, "raw jupytext source published"
+    outputs = re.findall(r'jp-OutputArea-output[^>]*>\s*<pre>(.*?)</pre>', raw, flags=re.S)
+    assert outputs, "no cell output on the page: the notebook was not executed"
+    assert "Traceback" not in raw
+
+    # The title is the notebook's own heading, in the page's language.
+    source = (DOCS / lang / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
+    title = re.search(r"^# # (.+)$", source, flags=re.M)[1]
+    assert f"<title>{html.escape(title, quote=False)} - " in raw
+
+    link = re.search(r'<a href="([^"]+\.ipynb)"[^>]*\sdownload>', raw)
+    assert link, "no download link"
+    ipynb = page.parent / link[1]
+    assert ipynb.is_file(), f"download link {link[1]} points at nothing"
+    nb = json.loads(ipynb.read_text(encoding="utf-8"))
+    code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
+    assert code and all(cell["execution_count"] for cell in code), "the download is not the executed notebook"
+    assert not any(o["output_type"] == "error" for cell in code for o in cell["outputs"])
+    assert [cell["id"] for cell in nb["cells"]] == [f"cell-{i}" for i in range(1, len(nb["cells"]) + 1)]
+    assert not any("execution" in cell["metadata"] for cell in nb["cells"]), "timings make the cache differ"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_exercise_answers_are_on_the_pages(built_site, lang):
+    def text(name: str) -> str:
+        raw = (built_site / prefix(lang) / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+        return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+    # Exercise 1: with the query [0, 1] the weight moves to 床 and 前.
+    assert "[0.0, 1.0] {'床': 0.29, '前': 0.32, '明': 0.13, '月': 0.12, '光': 0.14}" in text("exercise-1")
+    # Exercise 2: the unmasked head equals SDPA (the notebook asserts it; the page shows the difference).
+    diff = re.search(r"scaled_dot_product_attention\D*?(\d\.\de[-+]\d\d)", text("exercise-2"))
+    assert diff and float(diff[1]) < 1e-6
+    # Exercise 3: a time for every length, the ratio per doubling and the fitted exponent.
+    ex3 = text("exercise-3")
+    assert all(f"T={T:5d}" in ex3 for T in (1000, 2000, 4000))
+    assert re.search(r"T 2000 → 4000\D+×\d+\.\d\n[^\n]*\s-?\d+\.\d\n", ex3)
+
+
+def test_exercises_page_links_each_notebook_in_every_language(built_site):
+    for lang in LANGS:
+        raw = (built_site / prefix(lang) / "exercises" / "index.html").read_text(encoding="utf-8")
+        article = raw[raw.index("<article"):raw.index("</article>")]
+        for name in NOTEBOOKS:
+            assert f'href="../notebooks/{name}/"' in article, f"{lang}: no link to {name}"
+
+
+def test_no_raw_notebook_source_is_published(built_site):
+    assert not list(built_site.rglob("notebooks/*.py"))
+
+
+def test_exercise_1_uses_the_lessons_keys():
+    """Exercise 1 writes out section 2's keys; they must stay the keys snippets/scoring.py defines."""
+    lesson_k = runpy.run_path(str(SNIPPETS / "scoring.py"))["k"]
+    for lang in LANGS:
+        nb = jupytext.read(DOCS / lang / "notebooks" / "exercise-1.py")
+        cell = next(c for c in nb.cells if c.cell_type == "code" and "k = torch.tensor" in c.source)
+        scope: dict = {}
+        exec(cell.source, scope)
+        assert torch.equal(scope["k"], lesson_k), lang
+
+
+def test_a_language_without_a_notebook_gets_the_japanese_one(project_copy, monkeypatch):
+    from attention_lesson import i18n, notebooks
+
+    (project_copy / "docs" / "zh" / "notebooks" / "exercise-2.py").unlink()
+    monkeypatch.setattr(i18n, "docs_dir", lambda: project_copy / "docs")
+    found = notebooks.sources("zh")
+    assert list(found) == [f"notebooks/{name}.py" for name in NOTEBOOKS]
+    assert found["notebooks/exercise-2.py"].parent.parent.name == "ja"
+    assert found["notebooks/exercise-1.py"].parent.parent.name == "zh"
+
+
+def test_a_cell_that_raises_fails_the_build_naming_the_notebook(built_site, project_copy, tmp_path):
+    seed_cache(project_copy)
+    notebook = project_copy / "docs" / "ja" / "notebooks" / "exercise-2.py"
+    text = notebook.read_text(encoding="utf-8").rstrip("\n") + "\n\n# %%\nraise RuntimeError('broken on purpose')\n"
+    notebook.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    cell = sum(line.startswith("# %%") for line in lines)
+    line = max(i for i, text_line in enumerate(lines, 1) if text_line.startswith("# %%"))
+
+    proc = build_site(project_copy, tmp_path / "site", env={"LESSON_LANG": "ja"}, check=False)
+    assert proc.returncode != 0, "the build went through a failing notebook cell"
+    expected = f"docs/ja/notebooks/exercise-2.py: cell {cell} (line {line}) raised RuntimeError: broken on purpose"
+    assert expected in build_log(proc), build_log(proc)[-3000:]
+    assert not (tmp_path / "site" / "notebooks" / "exercise-2").exists()
+
+
+def test_prose_rebuild_executes_nothing_and_a_snippet_change_executes_again(built_site, project_copy, tmp_path):
+    seed_cache(project_copy)
+    env = {"LESSON_LANG": "ja"}
+    build_site(project_copy, tmp_path / "first", env=env)  # executes only what the seeded cache lacks
+
+    values = project_copy / "docs" / "ja" / "values.md"
+    values.write_text(values.read_text(encoding="utf-8") + "\nこの一文はテストで足しました。\n", encoding="utf-8")
+    proc = build_site(project_copy, tmp_path / "prose", env=env)
+    assert EXECUTED.findall(build_log(proc)) == []
+    assert len(CACHED.findall(build_log(proc))) == len(NOTEBOOKS)
+    assert "この一文はテストで足しました。" in (tmp_path / "prose" / "values" / "index.html").read_text("utf-8")
+
+    snippet = project_copy / "snippets" / "scoring.py"
+    snippet.write_text(snippet.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    proc = build_site(project_copy, tmp_path / "snippet", env=env)
+    assert sorted(EXECUTED.findall(build_log(proc))) == [f"docs/ja/notebooks/{n}.py" for n in NOTEBOOKS]
