@@ -23,10 +23,15 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
                 "--disable-sync", "--no-first-run"]
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # one line per request is noise here
+        pass
+
+
 def main() -> None:
     if not (SITE / PAGE / "index.html").exists():
         raise SystemExit("site/ is not built: run `.ci/env mkdocs build` first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SITE))
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     OUT.mkdir(parents=True, exist_ok=True)
