@@ -1,10 +1,10 @@
 """The built site in a real browser: every page of every language, served locally, in headless Chromium.
 
-One browser and one browser context for the whole module. Every page is visited once (``visits``) and
-what it did is recorded: console and page errors, every request, ``<html lang>``, the language switcher,
-the boxes of tables and figures, the visible text. The tests below then check one property each over all
-pages, so a failure lists every page it affects. Interactions (quiz, copy button, search) get tests of
-their own.
+One browser and one browser context for the whole module. Every page is visited once (``visits``, a few
+tabs side by side) and what it did is recorded: console and page errors, every request, ``<html lang>``,
+the language switcher, the boxes of tables and figures, the visible text. The tests below then check one
+property each over all pages, so a failure lists every page it affects. Interactions (quiz, copy button,
+search) get tests of their own.
 
 Chromium is Debian's ``/usr/bin/chromium`` (Playwright's browser download needs the internet). Without it
 the module is skipped, except under CI (``$CI`` set), where it fails.
@@ -174,24 +174,34 @@ def record_errors(page: Page, visit: Visit) -> None:
     page.on("request", lambda request: visit.requests.append(request.url))
 
 
+TABS = 4  # pages loading side by side: most of a visit is waiting on the network or the other core
+
+
 @pytest.fixture(scope="session")
 def visits(context: BrowserContext, site_url: str, built_site: Path, languages: list[str]) -> list[Visit]:
     """Open every page of every language once and record what happened.
 
-    The pages of one language load side by side (each in a fresh tab whose listeners record that visit
-    only): most of a visit is waiting for the network to go quiet, and that wait overlaps.
+    A few tabs load pages side by side, each tab reused from page to page (a new tab per page costs a
+    renderer process each time: half again the CPU on this 2-core machine). A tab's listeners record into
+    the visit it is on.
     """
-    results = []
-    for lang in languages:
-        batch: list[tuple[Page, Visit]] = []
-        for path in discover_pages(built_site, lang, languages):
-            visit = Visit(lang, path, site_url + prefix(lang) + path)
-            page = context.new_page()
-            record_errors(page, visit)
+    todo = [Visit(lang, path, site_url + prefix(lang) + path)
+            for lang in languages for path in discover_pages(built_site, lang, languages)]
+    tabs: list[tuple[Page, dict[str, Visit]]] = []
+    for _ in range(min(TABS, len(todo))):
+        page, slot = context.new_page(), {}
+        page.on("console", lambda msg, slot=slot: slot["v"].console_errors.append(msg.text)
+                if msg.type == "error" else None)
+        page.on("pageerror", lambda error, slot=slot: slot["v"].page_errors.append(str(error)))
+        page.on("request", lambda request, slot=slot: slot["v"].requests.append(request.url))
+        tabs.append((page, slot))
+    for start in range(0, len(todo), len(tabs)):
+        batch = list(zip(tabs, todo[start:start + len(tabs)], strict=False))
+        for (page, slot), visit in batch:
+            slot["v"] = visit
             response = page.goto(visit.url, wait_until="commit")
             visit.status = response.status if response else None
-            batch.append((page, visit))
-        for page, visit in batch:
+        for (page, _), visit in batch:
             page.wait_for_load_state("networkidle")  # the search worker's requests included
             visit.html_lang = page.get_attribute("html", "lang")
             visit.switcher = page.eval_on_selector_all(
@@ -207,9 +217,14 @@ def visits(context: BrowserContext, site_url: str, built_site: Path, languages: 
                 })""",
             )
             visit.text = page.inner_text("body")
-            page.close()
-            results.append(visit)
-    return results
+    for page, _ in tabs:
+        page.close()
+    return todo
+
+
+def is_own(url: str, site_url: str) -> bool:
+    """A request to the site's own origin, or none at all (data:, blob: URLs)."""
+    return url.startswith(("data:", "blob:")) or urlsplit(url)[:2] == urlsplit(site_url)[:2]
 
 
 def failures_message(what: str, failures: list[str]) -> str:
@@ -237,13 +252,7 @@ def test_no_console_or_page_errors(visits: list[Visit]) -> None:
 
 
 def test_no_third_party_requests(visits: list[Visit], site_url: str) -> None:
-    origin = urlsplit(site_url)[:2]
-    bad = [
-        f"{v.name}: {url}"
-        for v in visits
-        for url in v.requests
-        if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin
-    ]
+    bad = [f"{v.name}: {url}" for v in visits for url in v.requests if not is_own(url, site_url)]
     assert not bad, failures_message("requests to another origin", bad)
     # The search worker's requests count too: each language loads its own index.
     for v in visits:
@@ -363,18 +372,24 @@ def search_pages(context: BrowserContext, site_url: str) -> Iterator[Callable[[s
 
 def search(page: Page, query: str) -> list[str]:
     """Type a query into Material's search box and return the result links (page URLs, no query/anchor)."""
+    translations = page.evaluate("JSON.parse(document.getElementById('__config').textContent).translations")
+    placeholder, none = translations["search.result.placeholder"], translations["search.result.none"]
     box = page.locator("input.md-search__input")
     box.click()
-    placeholder = page.evaluate(
-        "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']"
-    )
-    meta = page.locator(".md-search-result__meta")
     box.fill("")
-    box.press("End")  # Material reads the query on keyup
-    page.wait_for_function("([el, p]) => el.textContent.trim() === p", arg=[meta.element_handle(), placeholder])
+    box.press("End")  # Material reads the query on keyup; an empty query shows the placeholder again
+    page.wait_for_function(
+        "p => document.querySelector('.md-search-result__meta').textContent.trim() === p", arg=placeholder
+    )
     box.fill(query)
     box.press("End")
-    page.wait_for_function("([el, p]) => el.textContent.trim() !== p", arg=[meta.element_handle(), placeholder])
+    page.wait_for_function(
+        """([p, none]) => {
+            const meta = document.querySelector('.md-search-result__meta').textContent.trim();
+            return meta !== p && (meta === none || document.querySelector('a.md-search-result__link'));
+        }""",
+        arg=[placeholder, none],
+    )
     hrefs = page.eval_on_selector_all("a.md-search-result__link", "els => els.map(e => e.href)")
     return [urlunsplit((*urlsplit(h)[:3], "", "")) for h in hrefs]
 
@@ -387,8 +402,7 @@ def test_search(lang: str, query: str, expected: str, languages: list[str], site
     page, visit = search_pages(lang)
     results = search(page, query)
     # By now the worker has loaded the index and its language scripts: all of it from this site.
-    origin = urlsplit(site_url)[:2]
-    assert all(urlsplit(url)[:2] == origin for url in visit.requests), visit.requests
+    assert all(is_own(url, site_url) for url in visit.requests), visit.requests
     assert not visit.console_errors + visit.page_errors, visit.console_errors + visit.page_errors
-    want = site_url + prefix(lang) + expected
+    want = site_url + prefix(lang) + expected  # among the results, not necessarily the first
     assert want in results, f"search {query!r} on /{prefix(lang)}: no result links to {want}; got {results}"

@@ -10,11 +10,13 @@ maintained.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import logging
 import os
 import re
 import sys
+import types
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -25,9 +27,20 @@ from mkdocs.structure.pages import Page
 from pymdownx.superfences import SuperFencesException
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _serve_cache() -> types.ModuleType:
+    """State that must outlive a rebuild: `mkdocs serve` reloads the config, and so re-imports this hook, for
+    every rebuild, and calls on_startup only once, so the command and the output cache live here."""
+    cache = sys.modules.setdefault("_attention_lesson_serve_cache", types.ModuleType("_attention_lesson_serve_cache"))
+    if not hasattr(cache, "outputs"):
+        cache.outputs, cache.pending, cache.enabled, cache.code_key, cache.command = {}, {}, False, "", "build"
+    return cache
+
+
+_SERVE_CACHE = _serve_cache()
 DEFAULT_LANG = "ja"
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
-_command = "build"
 
 
 def _fresh_package():
@@ -45,8 +58,7 @@ def _fresh_package():
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    global _command
-    _command = command
+    _SERVE_CACHE.command = command
 
 
 @event_priority(100)
@@ -62,7 +74,7 @@ def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
 
     config.docs_dir = str(ROOT / "docs" / lang)
     config.theme["language"] = lang
-    if lang != DEFAULT_LANG and _command != "serve" and not config.site_dir.endswith(f"/{lang}"):
+    if lang != DEFAULT_LANG and _SERVE_CACHE.command != "serve" and not config.site_dir.endswith(f"/{lang}"):
         config.site_dir = os.path.join(config.site_dir, lang)
 
     # Every language is linked page-to-page by the overridden partials/alternate.html.
@@ -81,6 +93,7 @@ def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
         search_config = strings.get("search") or {}
         search.config.lang = search_config.get("lang") or [lang]
         search.config.pipeline = search_config.get("pipeline")
+        search.config.separator = search_config.get("separator")
 
     snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
     snippets["base_path"] = [str(ROOT)]
@@ -93,7 +106,21 @@ def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
     exec_python._sessions_globals.clear()
     exec_python._sessions_counter.clear()
     exec_python._code_blocks.clear()
+
+    _SERVE_CACHE.enabled = _SERVE_CACHE.command == "serve"
+    _SERVE_CACHE.pending = {}
+    _SERVE_CACHE.code_key = _code_key(lang)
     return config
+
+
+def _code_key(lang: str) -> str:
+    """A digest of everything a listing's output depends on besides its own source."""
+    digest = hashlib.sha256(lang.encode())
+    paths = [*sorted((ROOT / "src").rglob("*.py")), *sorted((ROOT / "snippets").glob("*.py")),
+             ROOT / "docs" / lang / "strings.yml", ROOT / "docs" / DEFAULT_LANG / "strings.yml"]
+    for path in paths:
+        digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _prefix(code: str) -> str:
@@ -119,8 +146,23 @@ def _run_listing(original, source: str, *args, **kwargs) -> str:
     Only comments change, so the code shown is the code that runs. markdown-exec reports a failing block as a
     warning and renders the traceback into the page; strict mode would stop the build only after writing that
     page, so the failure is raised here instead, naming the snippet file (the block's title).
+
+    Under `mkdocs serve` a block whose source, session, language and code (src/, snippets/, strings.yml) are
+    unchanged since the last rebuild reuses its output, so a prose edit re-runs nothing; a changed block first
+    replays the earlier blocks of its session that were reused, so it sees the same names as in a clean build.
     """
     from attention_lesson import i18n
+
+    options = kwargs.get("options") or (args[2] if len(args) > 2 else {})
+    session = options.get("session") or ""
+    key = hashlib.sha256("\0".join([_SERVE_CACHE.code_key, session, source]).encode()).hexdigest()
+    if _SERVE_CACHE.enabled:
+        if key in _SERVE_CACHE.outputs:
+            if session:
+                _SERVE_CACHE.pending.setdefault(session, []).append(source)
+            return _SERVE_CACHE.outputs[key]
+        for earlier in _SERVE_CACHE.pending.pop(session, []) if session else []:
+            original(i18n.localize_comments(earlier), *args, **kwargs)
 
     capture = _Capture()
     exec_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
@@ -130,10 +172,11 @@ def _run_listing(original, source: str, *args, **kwargs) -> str:
     finally:
         exec_logger.removeHandler(capture)
     if capture.messages:
-        options = kwargs.get("options") or (args[2] if len(args) > 2 else {})
         title = (options.get("extra") or {}).get("title") or "a Python block without a title"
         lines = [line.strip() for line in capture.messages[0].splitlines() if line.strip()]
         raise SnippetError(f"{title} raised {lines[-1]}; the page was not written")
+    if _SERVE_CACHE.enabled:
+        _SERVE_CACHE.outputs[key] = html
     return html
 
 
@@ -236,7 +279,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 @event_priority(-100)
 def on_post_build(config: MkDocsConfig) -> None:
     """After the default language, build every other language folder into site/<code>/."""
-    if config.extra["lesson_lang"] != DEFAULT_LANG or os.environ.get("LESSON_LANG") or _command == "serve":
+    if config.extra["lesson_lang"] != DEFAULT_LANG or os.environ.get("LESSON_LANG") or _SERVE_CACHE.command == "serve":
         return
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
