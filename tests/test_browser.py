@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"))  # the GitHub workflow sets Chrome
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -349,6 +349,21 @@ def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[
 
 # --------------------------------------------------------------------------------------------------------
 # Search
+
+
+def test_temperature_slider_concentrates_the_weights(page: Page, site_url: str, languages: list[str]) -> None:
+    """Section 2's slider: moving it to the largest scale puts nearly all of 光's weight on 月."""
+    for lang in languages:
+        page.goto(f"{site_url}{prefix(lang)}query-key/")
+        values = page.locator(".temperature__value")
+        before = [float(v) for v in values.all_inner_texts()]
+        slider = page.locator(".temperature__input")
+        slider.fill(slider.get_attribute("max"))  # a range input takes fill() as its new value
+        after = [float(v) for v in values.all_inner_texts()]
+        where = f"/{prefix(lang)}query-key/"
+        assert before != after, f"{where}: the slider changed nothing"
+        assert after.index(max(after)) == 3 and max(after) > 0.8, f"{where}: 月 should take nearly all: {after}"
+        assert page.locator(".temperature__scale").inner_text() == slider.get_attribute("aria-valuetext")
 
 
 @pytest.fixture(scope="session")
