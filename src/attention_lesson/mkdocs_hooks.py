@@ -73,6 +73,7 @@ def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
     strings = i18n.strings(lang)
 
     config.docs_dir = str(ROOT / "docs" / lang)
+    config.site_name = strings.get("site_name") or config.site_name
     config.theme["language"] = lang
     if lang != DEFAULT_LANG and _SERVE_CACHE.command != "serve" and not config.site_dir.endswith(f"/{lang}"):
         config.site_dir = os.path.join(config.site_dir, lang)
@@ -88,6 +89,7 @@ def _configure_language(config: MkDocsConfig) -> MkDocsConfig:
     ]
     config.extra["lesson_lang"] = lang
 
+    logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese segmenter logs its start on stderr
     search = next((p for name, p in config.plugins.items() if name.endswith("search")), None)
     if search is not None:
         search_config = strings.get("search") or {}
