@@ -144,7 +144,8 @@ def test_bad_cli_arguments_get_one_line_and_exit_2(args, env, needle):
 
 def test_every_snippet_file_is_on_a_page():
     pages = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "ja").glob("*.md"))
+    pages += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "ja" / "notebooks").glob("*.py"))
     runner = {"attention.py"}  # the terminal runner, shown on the index page as a command
     for snippet in sorted(SNIPPETS.glob("*.py")):
         if snippet.name not in runner:
-            assert f'--8<-- "snippets/{snippet.name}"' in pages, snippet.name
+            assert f'--8<-- "snippets/{snippet.name}' in pages, snippet.name

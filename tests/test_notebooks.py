@@ -80,7 +80,7 @@ def test_exercise_answers_are_on_the_pages(built_site, lang):
         return html.unescape(re.sub(r"<[^>]+>", "", raw))
 
     # Exercise 1: with the query [0, 1] the weight moves to 床 and 前.
-    assert "[0.0, 1.0] {'床': 0.29, '前': 0.32, '明': 0.13, '月': 0.12, '光': 0.14}" in text("exercise-1")
+    assert "{'床': 0.29, '前': 0.32, '明': 0.13, '月': 0.12, '光': 0.14}" in text("exercise-1")
     # Exercise 2: the unmasked head equals SDPA (the notebook asserts it; the page shows the difference).
     diff = re.search(r"scaled_dot_product_attention\D*?(\d\.\de[-+]\d\d)", text("exercise-2"))
     assert diff and float(diff[1]) < 1e-6
@@ -103,14 +103,31 @@ def test_no_raw_notebook_source_is_published(built_site):
 
 
 def test_exercise_1_uses_the_lessons_keys():
-    """Exercise 1 writes out section 2's keys; they must stay the keys snippets/scoring.py defines."""
+    """Exercise 1 changes only the query: its keys must stay the keys snippets/scoring.py defines."""
     lesson_k = runpy.run_path(str(SNIPPETS / "scoring.py"))["k"]
+    assert torch.equal(runpy.run_path(str(SNIPPETS / "exercise_1.py"))["k"], lesson_k)
+
+
+def test_notebook_code_exists_once_in_snippets():
+    """Every language's notebook only includes code from snippets/ (as the pages do); none carries a copy."""
+    from attention_lesson.notebooks import INCLUDE
+
     for lang in LANGS:
-        nb = jupytext.read(DOCS / lang / "notebooks" / "exercise-1.py")
-        cell = next(c for c in nb.cells if c.cell_type == "code" and "k = torch.tensor" in c.source)
-        scope: dict = {}
-        exec(cell.source, scope)
-        assert torch.equal(scope["k"], lesson_k), lang
+        for name in NOTEBOOKS:
+            nb = jupytext.read(DOCS / lang / "notebooks" / f"{name}.py")
+            code = [line for c in nb.cells if c.cell_type == "code" for line in c.source.splitlines() if line.strip()]
+            assert code and all(INCLUDE.match(line) for line in code), f"{lang}/{name}: {code}"
+
+
+def test_included_code_is_in_the_executed_notebook_with_localized_comments(tmp_path):
+    from attention_lesson.notebooks import expand_includes
+
+    source = DOCS / "en" / "notebooks" / "exercise-2.py"
+    code = expand_includes('--8<-- "snippets/exercise_2.py:mask"', source)
+    assert code.startswith("masked = attention_head(") and "# --8<--" not in code
+    assert "could already see every position" in code  # the comment, translated for the English notebook
+    with pytest.raises(Exception, match="exercise-2.py: includes snippets/nowhere.py"):
+        expand_includes('--8<-- "snippets/nowhere.py"', source)
 
 
 def test_a_language_without_a_notebook_gets_the_japanese_one(project_copy, monkeypatch):

@@ -22,7 +22,7 @@ from attention_lesson import i18n
 from attention_lesson.memory import cost_memory
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
-TIMED = {"cost.py", "attention.py"}  # cost.py prints timings; attention.py only runs the others
+TIMED = {"cost.py", "exercise_3.py", "attention.py"}  # timings; attention.py only runs the others
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 

@@ -27,6 +27,7 @@ import hashlib
 import importlib.metadata
 import logging
 import os
+import re
 import time
 from pathlib import Path
 
@@ -124,6 +125,9 @@ def execute(source: Path):
         nb = jupytext.read(source, fmt="py:percent")
     except Exception as error:  # jupytext raises many types for a malformed file
         raise NotebookError(f"{name}: not a readable jupytext percent notebook: {error}") from None
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = expand_includes(cell.source, source)
     config = Config()
     # ipykernel's kernelspec declares CurveZMQ support: encrypt the local channels (and the kernel does not
     # warn on every start that they are plain text).
@@ -154,6 +158,40 @@ def execute(source: Path):
     except Exception as error:  # no kernel, a dead kernel, a timeout: still name the notebook
         raise NotebookError(f"{name}: could not be executed: {type(error).__name__}: {error}") from None
     return _deterministic(nb)
+
+
+INCLUDE = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"\s*$')
+
+
+def expand_includes(code: str, source: Path) -> str:
+    """Replace each ``--8<-- "snippets/x.py"`` (or ``"snippets/x.py:section"``) line of a code cell with that
+    code, comments in the notebook's language, as pymdownx.snippets does on the pages.
+
+    The exercise code then exists once, in snippets/, for every language's notebook, and the executed
+    ``.ipynb`` a reader downloads holds the code itself. A section is the lines between
+    ``# --8<-- [start:name]`` and ``# --8<-- [end:name]``; marker lines are never copied.
+    """
+    from attention_lesson import i18n
+
+    lines = []
+    for line in code.splitlines():
+        match = INCLUDE.match(line.strip())
+        if not match:
+            lines.append(line)
+            continue
+        path = ROOT / match["path"]
+        if not path.is_file():
+            raise NotebookError(f"{_display(source)}: includes {match['path']}, which does not exist")
+        text = path.read_text(encoding="utf-8").splitlines()
+        if match["section"]:
+            start, end = f"# --8<-- [start:{match['section']}]", f"# --8<-- [end:{match['section']}]"
+            stripped = [t.strip() for t in text]
+            if start not in stripped or end not in stripped:
+                raise NotebookError(f"{_display(source)}: no section {match['section']!r} in {match['path']}")
+            text = text[stripped.index(start) + 1 : stripped.index(end)]
+        lines += [t for t in text if not t.strip().startswith("# --8<-- [")]
+    expanded = "\n".join(lines).strip("\n")
+    return i18n.localize_comments(expanded + "\n", language_of(source)).rstrip("\n")
 
 
 def _deterministic(nb):

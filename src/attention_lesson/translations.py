@@ -97,7 +97,8 @@ def snippet_comments() -> list[str]:
     seen: dict[str, None] = {}
     for path in sorted((i18n.ROOT / "snippets").glob("*.py")):
         for comment in i18n.code_comments(path.read_text(encoding="utf-8")):
-            seen.setdefault(comment)
+            if not comment.startswith("--8<--"):  # section markers for includes, not prose
+                seen.setdefault(comment)
     return list(seen)
 
 

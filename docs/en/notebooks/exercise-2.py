@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,25 +20,7 @@
 # The input and the weight matrices are the fifth section's (same random seed, same shapes).
 
 # %%
-import math
-
-import torch
-import torch.nn.functional as F
-
-from attention_lesson import attention_head, rounded
-
-torch.manual_seed(0)
-T, d_model, d_head = 5, 16, 8
-x = torch.randn(T, d_model)
-W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model) for _ in range(3))
-
-# %%
-out = attention_head(x, W_q, W_k, W_v, causal=False)  # no mask
-expected = F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=False)
-
-diff = (out - expected).abs().max().item()
-print("Largest difference from scaled_dot_product_attention:", f"{diff:.1e}")
-assert diff < 1e-6
+--8<-- "snippets/exercise_2.py:try"
 
 # %% [markdown]
 # **Answer:** without the mask, the head gives the same result as SDPA with `is_causal=False` (up to
@@ -41,11 +29,7 @@ assert diff < 1e-6
 # So what did removing the mask change? Compare with the masked output, position by position.
 
 # %%
-masked = attention_head(x, W_q, W_k, W_v, causal=True)
-change = (out - masked).abs().amax(dim=1)
-print("Largest change in the output per position, with and without the mask:")
-print(rounded(change))
-assert change[-1] < 1e-6  # the last character, 光, already saw every position
+--8<-- "snippets/exercise_2.py:mask"
 
 # %% [markdown]
 # Only the earlier positions, which can now peek at later ones, change; the output of the last character,

@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,11 +20,7 @@
 # the machine gets in the way. `cost_sweep` makes one warm-up call, then times five and returns the median.
 
 # %%
-from attention_lesson import cost_sweep, fitted_exponent
-
-points = cost_sweep([1000, 2000, 4000])
-for p in points:
-    print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
+--8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]
 # **Answer:** the power of T the time grows with is the slope of a straight line fitted on log-log axes. A slope of 2
@@ -27,7 +29,4 @@ for p in points:
 # out below 2.
 
 # %%
-exponent = fitted_exponent([p.T for p in points], [p.naive_s for p in points])
-for before, after in zip(points, points[1:]):
-    print(f"T {before.T} → {after.T}: time ×{after.naive_s / before.naive_s:.1f}")
-print("Fitted exponent:", f"{exponent:.1f}")
+--8<-- "snippets/exercise_3.py:exponent"

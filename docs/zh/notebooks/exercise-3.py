@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,17 +18,10 @@
 # 把第五节那个头的序列长度从 5 改成 1000、2000、4000，测每个长度花的时间。用 `time.time()` 只测一次，数值会受第一次调用（分配内存等）和机器上其他任务的影响而波动。`cost_sweep` 先空跑一次，再测五次，返回中位数。
 
 # %%
-from attention_lesson import cost_sweep, fitted_exponent
-
-points = cost_sweep([1000, 2000, 4000])
-for p in points:
-    print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
+--8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]
 # **答案：** 时间按 T 的几次方增长，可以看在双对数坐标上拟合的直线的斜率。斜率为 2 就是和 T² 成正比，也就是长度每翻一倍，时间大约变成 4 倍。数值取决于运行这个笔记本的机器；机器繁忙或序列较短时，固定开销会让它小于 2。
 
 # %%
-exponent = fitted_exponent([p.T for p in points], [p.naive_s for p in points])
-for before, after in zip(points, points[1:]):
-    print(f"T {before.T} → {after.T}：时间 ×{after.naive_s / before.naive_s:.1f}")
-print("拟合的指数：", f"{exponent:.1f}")
+--8<-- "snippets/exercise_3.py:exponent"

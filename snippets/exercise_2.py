@@ -1,0 +1,26 @@
+# --8<-- [start:try]
+import math
+
+import torch
+import torch.nn.functional as F
+
+from attention_lesson import attention_head, label, rounded
+
+torch.manual_seed(0)
+T, d_model, d_head = 5, 16, 8
+x = torch.randn(T, d_model)
+W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model) for _ in range(3))
+
+out = attention_head(x, W_q, W_k, W_v, causal=False)  # マスクなし
+expected = F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=False)
+diff = (out - expected).abs().max().item()
+print(label("sdpa_diff"), f"{diff:.1e}")
+assert diff < 1e-6
+# --8<-- [end:try]
+
+# --8<-- [start:mask]
+masked = attention_head(x, W_q, W_k, W_v, causal=True)
+change = (out - masked).abs().amax(dim=1)
+print(label("ex2_change"), rounded(change))
+assert change[-1] < 1e-6  # 最後の「光」はもともとすべての位置を見ている
+# --8<-- [end:mask]

@@ -1,0 +1,15 @@
+# --8<-- [start:try]
+from itertools import pairwise
+
+from attention_lesson import cost_sweep, fitted_exponent, label
+
+points = cost_sweep([1000, 2000, 4000])  # 第 5 節のヘッドを T = 1000, 2000, 4000 で測る
+for p in points:
+    print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
+# --8<-- [end:try]
+
+# --8<-- [start:exponent]
+for before, after in pairwise(points):
+    print(f"T {before.T} → {after.T}:", label("ex3_ratio"), f"×{after.naive_s / before.naive_s:.1f}")
+print(label("exponent"), f"{fitted_exponent([p.T for p in points], [p.naive_s for p in points]):.1f}")
+# --8<-- [end:exponent]
