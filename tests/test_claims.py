@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,10 +94,19 @@ def test_measured_values_quoted_in_prose_are_the_printed_ones():
 
 
 def test_cost_of_attention_grows_about_as_t_squared():
-    """docs/ja/cost.md «アテンションの代償»: 長さが倍になれば…4 倍 (fitted exponent of the lesson's head)."""
-    points = cost_sweep([1000, 2000, 4000], repeats=7)
-    exponent = fitted_exponent([p.T for p in points], [p.naive_s for p in points])
-    assert 1.6 <= exponent <= 2.4, f"docs/ja/cost.md: time grows as T^{exponent:.2f}, not about T²"
+    """docs/ja/cost.md «アテンションの代償»: 倍になるたびに少なくともおよそ 4 倍, faster once out of cache.
+
+    Measured on the build machine: exponent ≈ 2.0–2.2 on a busy machine (median timing), 2.4–2.7 quiet (the
+    T=4000 tables are 64 MB each, far past the CPU cache), so the claim is "at least quadratic, and not cubic".
+    """
+    # Timing is the one measurement other work on the machine disturbs: each sweep keeps the fastest of its
+    # runs (interference only adds time), and the claim is judged on the median of three sweeps.
+    exponents = []
+    for _ in range(3):
+        points = cost_sweep([1000, 2000, 4000], repeats=5, statistic=min)
+        exponents.append(fitted_exponent([p.T for p in points], [p.naive_s for p in points]))
+    exponent = statistics.median(exponents)
+    assert 1.8 <= exponent < 3.0, f"docs/ja/cost.md: time grows as T^{exponent:.2f}, not ≥ T² ({exponents})"
 
 
 def test_every_language_states_the_same_numbers():

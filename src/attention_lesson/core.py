@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -162,11 +162,13 @@ def cost_sweep(
     d_head: int = 8,
     repeats: int = 5,
     seed: int = 0,
+    statistic: Callable[[list[float]], float] = statistics.median,
 ) -> list[CostPoint]:
     """Time the lesson's head against PyTorch's SDPA over sequence lengths (exercise 3).
 
-    One warm-up call, then the median of `repeats` timed calls: the first call pays for allocation and
-    kernel selection, and a median is robust to the odd slow run on a shared machine.
+    One warm-up call, then `statistic` (the median) of `repeats` timed calls: the first call pays for
+    allocation and kernel selection, and a median is robust to the odd slow run on a shared machine. `min`
+    estimates the cost of the computation itself, which other work on the machine can only add to.
     """
     if not lengths or any(not isinstance(T, int) or T <= 0 for T in lengths):
         raise ValueError(f"lengths must be positive ints, got {list(lengths)!r}")
@@ -187,11 +189,11 @@ def cost_sweep(
             q, k, v = ((x @ W)[None, None] for W in (W_q, W_k, W_v))
             return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]
 
-        points.append(CostPoint(T, _median_time(naive, repeats), _median_time(sdpa, repeats)))
+        points.append(CostPoint(T, _time(naive, repeats, statistic), _time(sdpa, repeats, statistic)))
     return points
 
 
-def _median_time(fn, repeats: int) -> float:
+def _time(fn: Callable[[], object], repeats: int, statistic: Callable[[list[float]], float]) -> float:
     with torch.no_grad():
         fn()
         times = []
@@ -199,7 +201,7 @@ def _median_time(fn, repeats: int) -> float:
             start = time.perf_counter()
             fn()
             times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistic(times)
 
 
 def fitted_exponent(lengths: Sequence[float], values: Sequence[float]) -> float:
