@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -170,13 +170,27 @@ def cost_sweep(
     allocation and kernel selection, and a median is robust to the odd slow run on a shared machine. `min`
     estimates the cost of the computation itself, which other work on the machine can only add to.
     """
-    if not lengths or any(not isinstance(T, int) or T <= 0 for T in lengths):
-        raise ValueError(f"lengths must be positive ints, got {list(lengths)!r}")
     if repeats < 1:
         raise ValueError(f"repeats must be ≥ 1, got {repeats!r}")
+    return [
+        CostPoint(T, _time(calls["naive"], repeats, statistic), _time(calls["sdpa"], repeats, statistic))
+        for T, calls in cost_cases(lengths, d_model=d_model, d_head=d_head, seed=seed)
+    ]
+
+
+def cost_cases(
+    lengths: Sequence[int], *, d_model: int = 16, d_head: int = 8, seed: int = 0
+) -> Iterator[tuple[int, dict[str, Callable[[], torch.Tensor]]]]:
+    """For each T, the calls the cost page measures (timed by cost_sweep, weighed by memory.cost_memory).
+
+    "naive" is the lesson's head; "sdpa" is PyTorch's SDPA on (batch, heads, T, d), the shape that selects
+    its fused CPU kernel; "sdpa_2d" is SDPA on (T, d) as section 5 calls it, which falls back to the plain T×T
+    computation. The projections x @ W run inside every call, so all of them do the same work around attention.
+    """
+    if not lengths or any(not isinstance(T, int) or T <= 0 for T in lengths):
+        raise ValueError(f"lengths must be positive ints, got {list(lengths)!r}")
     gen = torch.Generator().manual_seed(seed)
     W_q, W_k, W_v = (torch.randn(d_model, d_head, generator=gen) / math.sqrt(d_model) for _ in range(3))
-    points = []
     for T in lengths:
         x = torch.randn(T, d_model, generator=gen)
 
@@ -184,13 +198,13 @@ def cost_sweep(
             return attention_head(x, W_q, W_k, W_v)
 
         def sdpa(x: torch.Tensor = x) -> torch.Tensor:
-            # (batch, heads, T, d): the shape that selects PyTorch's fused CPU kernel; a 2-d call falls back
-            # to the plain T×T computation and would time the same algorithm twice.
             q, k, v = ((x @ W)[None, None] for W in (W_q, W_k, W_v))
             return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]
 
-        points.append(CostPoint(T, _time(naive, repeats, statistic), _time(sdpa, repeats, statistic)))
-    return points
+        def sdpa_2d(x: torch.Tensor = x) -> torch.Tensor:
+            return F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=True)
+
+        yield T, {"naive": naive, "sdpa": sdpa, "sdpa_2d": sdpa_2d}
 
 
 def _time(fn: Callable[[], object], repeats: int, statistic: Callable[[list[float]], float]) -> float:

@@ -23,7 +23,6 @@ the same function falls back to the plain math path and needs T×T matrices too 
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -31,10 +30,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from attention_lesson.core import attention_head
+from attention_lesson.core import cost_cases
 
 
 @dataclass(frozen=True)
@@ -100,23 +98,8 @@ def cost_memory(
 ) -> list[MemoryPoint]:
     """Peak memory of the lesson's head and of SDPA (is_causal=True) for each T, with the shapes and the
     projections of core.cost_sweep (x @ W_q, x @ W_k, x @ W_v inside the measured call)."""
-    if not lengths or any(not isinstance(T, int) or T <= 0 for T in lengths):
-        raise ValueError(f"lengths must be positive ints, got {list(lengths)!r}")
-    gen = torch.Generator().manual_seed(seed)
-    W_q, W_k, W_v = (torch.randn(d_model, d_head, generator=gen) / math.sqrt(d_model) for _ in range(3))
-    points = []
-    for T in lengths:
-        x = torch.randn(T, d_model, generator=gen)
-
-        def naive(x: torch.Tensor = x) -> torch.Tensor:
-            return attention_head(x, W_q, W_k, W_v)
-
-        def sdpa(x: torch.Tensor = x) -> torch.Tensor:
-            q, k, v = ((x @ W)[None, None] for W in (W_q, W_k, W_v))  # (batch 1, heads 1, T, d)
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]
-
-        def sdpa_2d(x: torch.Tensor = x) -> torch.Tensor:
-            return F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=True)
-
-        points.append(MemoryPoint(T, peak_memory_bytes(naive), peak_memory_bytes(sdpa), peak_memory_bytes(sdpa_2d)))
-    return points
+    return [
+        MemoryPoint(T, peak_memory_bytes(calls["naive"]), peak_memory_bytes(calls["sdpa"]),
+                    peak_memory_bytes(calls["sdpa_2d"]))
+        for T, calls in cost_cases(lengths, d_model=d_model, d_head=d_head, seed=seed)
+    ]
