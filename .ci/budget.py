@@ -51,7 +51,7 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 CI = ROOT / ".ci"
 PYTHON = sys.executable
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium")  # as in tests/test_browser.py
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

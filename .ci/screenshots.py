@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import threading
 from pathlib import Path
 
+from budget import CHROMIUM, CHROMIUM_ARGS  # one launch recipe for both scripts in .ci/
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 OUT = ROOT / "docs" / "assets"
 PAGE = "scaling/"
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -37,8 +35,7 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"),
-                                        args=BROWSER_ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for scheme in ("light", "dark"):
                 page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
                 page.goto(f"http://127.0.0.1:{server.server_port}/{PAGE}")
