@@ -2,6 +2,6 @@
 
 import sys
 
-from attention_lesson.cli import main
+from attention_lesson.site.cli import main
 
 sys.exit(main())

@@ -2,7 +2,9 @@
 import torch
 import torch.nn.functional as F
 
-from attention_lesson import label, rounded
+
+def rounded(values):  # 文字ごとの値を小数点以下 2 桁で、レッスンと同じ形で表示する
+    return {w: round(v, 2) for w, v in zip("床前明月光", values.tolist(), strict=True)}
 
 k = torch.tensor([[0.1, 0.9],   # 床：場所
                   [0.0, 1.0],   # 前：方角
@@ -13,13 +15,13 @@ q_place = torch.tensor([0.0, 1.0])  # 新しいクエリ：位置に関係する
 scores = k @ q_place
 weights = F.softmax(scores, dim=-1)
 
-print(label("scores"), rounded(scores))
-print(label("softmax"), rounded(weights))
-print(label("softmax_x5"), rounded(F.softmax(scores * 5, dim=-1)))
+print("「光」の各文字へのスコア：", rounded(scores))
+print("softmax 後の重み：", rounded(weights))
+print("スコアを 5 倍にしてから softmax：", rounded(F.softmax(scores * 5, dim=-1)))
 # --8<-- [end:try]
 
 # --8<-- [start:answer]
 top_two = sorted(rounded(weights).items(), key=lambda item: item[1], reverse=True)[:2]
-print(label("ex1_top_two"), [word for word, _ in top_two])
+print("重みが最も大きい二文字：", [word for word, _ in top_two])
 assert {word for word, _ in top_two} == {"床", "前"}
 # --8<-- [end:answer]

@@ -4,7 +4,12 @@ import math
 import torch
 import torch.nn.functional as F
 
-from attention_lesson import attention_head, label, rounded
+from attention_lesson import attention_head
+
+
+def rounded(values):  # 文字ごとの値を小数点以下 2 桁で、レッスンと同じ形で表示する
+    return {w: round(v, 2) for w, v in zip("床前明月光", values.tolist(), strict=True)}
+
 
 torch.manual_seed(0)
 T, d_model, d_head = 5, 16, 8
@@ -14,13 +19,13 @@ W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model) for _ in rang
 out = attention_head(x, W_q, W_k, W_v, causal=False)  # マスクなし
 expected = F.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v, is_causal=False)
 diff = (out - expected).abs().max().item()
-print(label("sdpa_diff"), f"{diff:.1e}")
+print("PyTorch 組み込みの scaled_dot_product_attention との最大の差", f"{diff:.1e}")
 assert diff < 1e-6
 # --8<-- [end:try]
 
 # --8<-- [start:mask]
 masked = attention_head(x, W_q, W_k, W_v, causal=True)
 change = (out - masked).abs().amax(dim=1)
-print(label("ex2_change"), rounded(change))
+print("マスクの有無による出力の差（位置ごと）：", rounded(change))
 assert change[-1] < 1e-6  # 最後の「光」はもともとすべての位置を見ている
 # --8<-- [end:mask]

@@ -1,7 +1,7 @@
 # --8<-- [start:try]
 from itertools import pairwise
 
-from attention_lesson import cost_sweep, fitted_exponent, label
+from attention_lesson import cost_sweep, fitted_exponent
 
 points = cost_sweep([1000, 2000, 4000])  # 第 5 節のヘッドを T = 1000, 2000, 4000 で測る
 for p in points:
@@ -10,6 +10,6 @@ for p in points:
 
 # --8<-- [start:exponent]
 for before, after in pairwise(points):
-    print(f"T {before.T} → {after.T}:", label("ex3_ratio"), f"×{after.naive_s / before.naive_s:.1f}")
-print(label("exponent"), f"{fitted_exponent([p.T for p in points], [p.naive_s for p in points]):.1f}")
+    print(f"T {before.T} → {after.T}:", "時間は", f"×{after.naive_s / before.naive_s:.1f}")
+print("指数（T の何乗で増えるか）", f"{fitted_exponent([p.T for p in points], [p.naive_s for p in points]):.1f}")
 # --8<-- [end:exponent]

@@ -1,7 +1,9 @@
 import torch
 import torch.nn.functional as F
 
-from attention_lesson import label, rounded
+
+def rounded(values):  # 文字ごとの値を小数点以下 2 桁で、レッスンと同じ形で表示する
+    return {w: round(v, 2) for w, v in zip("床前明月光", values.tolist(), strict=True)}
 
 k = torch.tensor([[0.1, 0.9],   # 床：場所
                   [0.0, 1.0],   # 前：方角
@@ -14,6 +16,6 @@ scores = k @ q_guang
 weights = F.softmax(scores, dim=-1)
 weights_x5 = F.softmax(scores * 5, dim=-1)  # スコアを 5 倍してから softmax
 
-print(label("scores"), rounded(scores))
-print(label("softmax"), rounded(weights))
-print(label("softmax_x5"), rounded(weights_x5))
+print("「光」の各文字へのスコア：", rounded(scores))
+print("softmax 後の重み：", rounded(weights))
+print("スコアを 5 倍にしてから softmax：", rounded(weights_x5))

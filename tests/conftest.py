@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
 
 
+STORE = Path(tempfile.mkdtemp(prefix="lesson-test-store-"))
+"""One store of execution results for the whole test session: it starts empty, as in CI, and every build of
+the session (the project's and its broken copies') shares it, so only what a test changed runs again."""
+
+
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True):
-    """Run a command like a user would; on failure show its output in the assertion message."""
-    full_env = {k: v for k, v in os.environ.items() if k != "LESSON_LANG"}  # a stray one would pick a language
-    full_env.update({"NO_MKDOCS_2_WARNING": "1", **(env or {})})
+    """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
+    failure show its output in the assertion message."""
+    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE"}  # a stray one would pick a language or store
+    full_env = {k: v for k, v in os.environ.items() if k not in stray}
+    full_env.update({"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE),
+                     **(env or {})})
     proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
@@ -47,9 +56,18 @@ def built_site(tmp_path_factory) -> Path:
 def project_copy(tmp_path) -> Path:
     """A throwaway copy of the project (sources only) to break on purpose."""
     dest = tmp_path / "project"
-    ignore = shutil.ignore_patterns(".venv", "site", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".cache")
+    anywhere = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".ruff_cache")
+    at_root = {".venv", "site", ".git", ".cache", "node_modules"}  # the built site, not src/attention_lesson/site
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return set(anywhere(folder, names)) | (at_root & set(names) if Path(folder) == ROOT else set())
+
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(STORE, ignore_errors=True)
 
 
 def pytest_addoption(parser):

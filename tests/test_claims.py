@@ -8,6 +8,7 @@ states in words or as round figures ("月 takes half", "between 0.4 and 0.5").
 from __future__ import annotations
 
 import ast
+import html
 import math
 import re
 import statistics
@@ -18,7 +19,8 @@ import pytest
 from conftest import ROOT, run_snippet
 from test_lesson import printed_dicts, table_rows
 
-from attention_lesson import claims, cost_sweep, fitted_exponent
+from attention_lesson import cost_sweep, fitted_exponent
+from attention_lesson.site import claims
 
 
 def printed_matrix(output: str) -> list[list[float]]:
@@ -81,16 +83,64 @@ def test_prose_claim_holds_for_the_live_output(claim):
     assert claim.holds(run_snippet(claim.snippet)), f"prose no longer true: {claim}"
 
 
-def test_measured_values_quoted_in_prose_are_the_printed_ones():
-    """{{ measured.* }} is filled from the snippets' own runs: the same numbers their listings print."""
-    rows = table_rows(run_snippet("scaling.py"))
-    values = claims.measured()
-    assert values["max_unscaled_low"] == min(r[3] for r in rows)
-    assert values["max_unscaled_high"] == max(r[3] for r in rows)
-    assert values["std_256"] == f"{float(rows[2][1]):.1f}"
-    printed_diff = float(re.search(r"(\d\.\de-\d+)", run_snippet("head.py"))[1])
-    assert values["sdpa_digit"] == str(-math.floor(math.log10(printed_diff)))
-    assert values["doubling_factor"] == "4"
+def _page(site, lang: str, page: str) -> str:
+    raw = (site / ("" if lang == "ja" else lang) / page / "index.html").read_text(encoding="utf-8")
+    return raw
+
+
+def _table(raw: str) -> list[list[str]]:
+    table = re.search(r"<table>.*?</table>", raw, flags=re.S)[0]
+    return [[html.unescape(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)][1:]
+
+
+def _prose(raw: str) -> str:
+    body = re.sub(r"<(pre|table|svg|script)\b.*?</\1>", "", raw, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", body))
+
+
+def test_measured_values_quoted_in_prose_are_the_ones_the_page_prints(built_site):
+    """{{ measured.* }} comes from the run whose output the page shows, in every language."""
+    from attention_lesson.site import i18n
+
+    for lang in i18n.languages():
+        scaling = _page(built_site, lang, "scaling")
+        rows = _table(scaling)
+        text = _prose(scaling)
+        assert "{{" not in text, f"{lang}/scaling: an unfilled placeholder"
+        assert f"{float(rows[2][1]):.1f}" in text, f"{lang}/scaling: std at d=256 not quoted from the table"
+        assert min(r[3] for r in rows) in text and max(r[3] for r in rows) in text, f"{lang}/scaling"
+
+        head = _page(built_site, lang, "head")
+        diff = float(re.search(r"(\d\.\de-\d+)", head)[1])
+        digit = str(-math.floor(math.log10(diff)))
+        assert re.search(rf"\b{digit}\b", _prose(head)), f"{lang}/head: the digit {digit} of {diff} is not quoted"
+
+        cost = _page(built_site, lang, "cost")
+        exponents = _table(cost)[-1]
+        text = _prose(cost)
+        assert exponents[3] in text and exponents[4] in text, f"{lang}/cost: memory exponents not quoted"
+        assert "{{" not in text
+
+
+def test_every_language_shows_the_same_run(built_site):
+    """One build publishes one cost table, one √d table and one set of notebook outputs, in every language."""
+    from attention_lesson.site import i18n
+
+    for page in ("cost", "scaling"):
+        tables = {lang: [row[1:] for row in _table(_page(built_site, lang, page))] for lang in i18n.languages()}
+        assert len({str(t) for t in tables.values()}) == 1, f"{page}: the languages disagree: {tables}"
+    outputs = {}
+    for lang in i18n.languages():
+        nb = (built_site / ("" if lang == "ja" else lang) / "notebooks" / "exercise-3" / "exercise-3.ipynb")
+        text = nb.read_text(encoding="utf-8")
+        outputs[lang] = re.findall(r"\d+\.\d+ ms", text)
+    assert outputs["ja"] and all(v == outputs["ja"] for v in outputs.values()), outputs
+
+
+def test_every_measured_name_comes_from_its_session():
+    """Each name a page can quote is computed by the session claims.NAMES says (and no other)."""
+    assert set(claims.NAMES.values()) == set(claims.SESSIONS)
 
 
 def test_cost_of_attention_grows_about_as_t_squared():
@@ -125,11 +175,8 @@ def test_every_language_states_the_same_numbers():
                 assert numbers(translated.read_text(encoding="utf-8")) == expected, f"{translated} vs {page}"
 
 
-def test_cost_page_memory_claims_hold_and_match_the_printed_table():
+def test_cost_page_memory_claims_hold(built_site):
     """docs/ja/cost.md «アテンションの代償»: the head's memory grows as T², SDPA's does not hold a T×T table."""
-    exponents = table_rows(run_snippet("cost.py"))[-1]
-    values = claims.measured()
-    assert values["memory_exponent_naive"] == exponents[3]
-    assert values["memory_exponent_sdpa"] == exponents[4]
+    exponents = _table(_page(built_site, "ja", "cost"))[-1]
     assert 1.8 <= float(exponents[3]) <= 2.2, "docs/ja/cost.md: the head's memory no longer grows as T²"
     assert float(exponents[4]) < 1.0, "docs/ja/cost.md: SDPA's peak memory now grows like the T×T table"

@@ -14,9 +14,11 @@ import torch
 import torch.nn.functional as F
 import yaml
 
-from attention_lesson import core, i18n
+from attention_lesson import core
 from attention_lesson.core import WORDS, CostPoint
-from attention_lesson.figures import (
+from attention_lesson.memory import MemoryPoint, cost_memory, peak_memory_bytes
+from attention_lesson.site import i18n
+from attention_lesson.site.figures import (
     PALETTE,
     contrast,
     cost_svg,
@@ -26,7 +28,6 @@ from attention_lesson.figures import (
     scaling_svg,
     scores_svg,
 )
-from attention_lesson.memory import MemoryPoint, cost_memory, peak_memory_bytes
 
 pytestmark = pytest.mark.filterwarnings("error")  # no missing-glyph (or any other) warning while drawing
 
@@ -158,7 +159,7 @@ def test_deterministic(figures, rows):
 
 def test_deterministic_across_processes():
     code = (
-        "import sys; from attention_lesson import core; from attention_lesson.figures import heatmap_svg; "
+        "import sys; from attention_lesson import core; from attention_lesson.site.figures import heatmap_svg; "
         "sys.stdout.write(heatmap_svg(core.averaging_weights(5), 'avg'))"
     )
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

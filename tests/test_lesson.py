@@ -102,7 +102,6 @@ def test_package_pieces_equal_the_listings():
         (lambda: al.scaling_study([16, 0]), "positive int"),
         (lambda: al.scaling_study([-4]), "positive int"),
         (lambda: al.averaging_weights(0), "positive int"),
-        (lambda: al.rounded(torch.ones(4)), "one per character"),
         (lambda: al.cost_sweep([100, -1]), "positive ints"),
     ],
 )

@@ -110,7 +110,7 @@ def test_exercise_1_uses_the_lessons_keys():
 
 def test_notebook_code_exists_once_in_snippets():
     """Every language's notebook only includes code from snippets/ (as the pages do); none carries a copy."""
-    from attention_lesson.notebooks import INCLUDE
+    from attention_lesson.site.notebooks import INCLUDE
 
     for lang in LANGS:
         for name in NOTEBOOKS:
@@ -120,7 +120,7 @@ def test_notebook_code_exists_once_in_snippets():
 
 
 def test_included_code_is_in_the_executed_notebook_with_localized_comments(tmp_path):
-    from attention_lesson.notebooks import expand_includes
+    from attention_lesson.site.notebooks import expand_includes
 
     source = DOCS / "en" / "notebooks" / "exercise-2.py"
     code = expand_includes('--8<-- "snippets/exercise_2.py:mask"', source)
@@ -131,7 +131,7 @@ def test_included_code_is_in_the_executed_notebook_with_localized_comments(tmp_p
 
 
 def test_a_language_without_a_notebook_gets_the_japanese_one(project_copy, monkeypatch):
-    from attention_lesson import i18n, notebooks
+    from attention_lesson.site import i18n, notebooks
 
     (project_copy / "docs" / "zh" / "notebooks" / "exercise-2.py").unlink()
     monkeypatch.setattr(i18n, "docs_dir", lambda: project_copy / "docs")

@@ -152,7 +152,7 @@ FIGURES = {"averaging": ["fig_avg_title"], "query-key": ["fig_scores_title"], "c
 
 @pytest.mark.parametrize("page", sorted(FIGURES))
 def test_every_language_page_inlines_its_figures_as_svg_text_in_that_language(built_site, page):
-    from attention_lesson import i18n
+    from attention_lesson.site import i18n
 
     for lang in i18n.languages():
         raw = (built_site / ("" if lang == "ja" else lang) / page / "index.html").read_text(encoding="utf-8")
@@ -170,7 +170,7 @@ def test_temperature_slider_data_is_the_sweep_of_the_pages_scores(built_site):
     import torch
 
     from attention_lesson import temperature_sweep
-    from attention_lesson.figures import SLIDER_SCALES
+    from attention_lesson.site.figures import SLIDER_SCALES
 
     raw = (built_site / "query-key" / "index.html").read_text(encoding="utf-8")
     data = json.loads(html.unescape(re.search(r'data-temperature="([^"]+)"', raw)[1]))

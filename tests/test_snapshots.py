@@ -13,13 +13,12 @@ import io
 import json
 import math
 import re
-import runpy
 
 import pytest
 from conftest import ROOT, SNIPPETS
 
-from attention_lesson import i18n
 from attention_lesson.memory import cost_memory
+from attention_lesson.site import i18n
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 TIMED = {"cost.py", "exercise_3.py", "attention.py"}  # timings; attention.py only runs the others
@@ -27,9 +26,12 @@ NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def printed(name: str, lang: str) -> tuple[str, dict]:
+    """What the listing prints as the page of `lang` shows it (comments and printed strings translated)."""
+    path = SNIPPETS / name
+    namespace = {"__name__": "__main__", "__file__": str(path)}
     out = io.StringIO()
-    with i18n.language(lang), contextlib.redirect_stdout(out):
-        namespace = runpy.run_path(str(SNIPPETS / name), run_name="__main__")
+    with contextlib.redirect_stdout(out):
+        exec(compile(i18n.localize_source(path.read_text(encoding="utf-8"), lang), str(path), "exec"), namespace)
     return out.getvalue(), namespace
 
 

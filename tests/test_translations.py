@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import ROOT, build_site, run
 
-from attention_lesson import i18n, translations
+from attention_lesson.site import i18n, translations
 
 LANGS = [code for code in i18n.languages() if code != i18n.DEFAULT_LANG]
 
@@ -28,7 +28,10 @@ def test_shipped_translations_are_complete(lang):
 def test_each_language_prints_its_own_labels_and_comments(built_site, lang):
     page = (built_site / lang / "query-key" / "index.html").read_text(encoding="utf-8")
     assert f'<html lang="{lang}"' in page
-    assert i18n.label("scores", lang) in page.replace("&#39;", "'").replace("&quot;", '"')
+    text = html.unescape(page)
+    printed = i18n.strings(lang)["literals"]["「光」の各文字へのスコア："]
+    assert f'print("{printed}"' in re.sub(r"<[^>]+>", "", text), "the listing prints the language's string"
+    assert text.count(printed) >= 2, "and its output shows it too"
     comment = i18n.strings(lang)["comments"]["「光」が探しているもの：空に関係するもの"]
     assert comment in page.replace("&quot;", '"')
     assert "「光」が探しているもの" not in page
@@ -56,7 +59,7 @@ def test_each_language_has_its_own_search_index_and_language(built_site):
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):
     page = project_copy / "docs" / "en" / "causal-mask.md"
     page.write_text(page.read_text(encoding="utf-8").replace('--8<-- "snippets/causal_mask.py"\n', ""))
-    proc = run([sys.executable, "-m", "attention_lesson.translations", "en"], cwd=project_copy,
+    proc = run([sys.executable, "-m", "attention_lesson.site.translations", "en"], cwd=project_copy,
                env={"PYTHONPATH": str(project_copy / "src")}, check=False)
     assert proc.returncode == 1
     assert "docs/en/causal-mask.md" in proc.stdout and "snippets/causal_mask.py" in proc.stdout
@@ -79,7 +82,7 @@ def test_a_new_language_folder_builds_falls_back_and_is_reported(project_copy, t
     assert "Cette page n'est pas encore traduite." in html.unescape(fallback)
     assert 'href="../../scaling/"' in fallback  # the banner links the Japanese original
 
-    proc = run([sys.executable, "-m", "attention_lesson.translations", "fr"], cwd=project_copy,
+    proc = run([sys.executable, "-m", "attention_lesson.site.translations", "fr"], cwd=project_copy,
                env={"PYTHONPATH": str(project_copy / "src")}, check=False)
     assert proc.returncode == 0, proc.stdout
     assert "scaling.md" in proc.stdout and "missing pages" in proc.stdout

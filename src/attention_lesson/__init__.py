@@ -1,25 +1,11 @@
-"""アテンション機構: the attention lesson's code, labels and site build.
+"""アテンション機構: the attention lesson's code. It needs torch and nothing else.
 
-Snippets import from here what a reader should not have to read (labels in the page's language, formatting,
-the experiment loops); the lesson's own listings stay in ``snippets/``.
+The listings in ``snippets/`` import the experiments from here (the √d study, the cost sweep); the site's
+machinery (hooks, runner, translations, figures, notebooks) lives apart, in ``attention_lesson.site``.
 """
 
-from attention_lesson.core import (
-    WORDS,
-    CostPoint,
-    ScalingRow,
-    attention_head,
-    averaging_weights,
-    causal_mask,
-    cost_sweep,
-    fitted_exponent,
-    masked_weights,
-    scaling_study,
-    softmax_weights,
-    temperature_sweep,
-)
-from attention_lesson.fmt import cost_table, markdown_table, rounded, scaling_table
-from attention_lesson.i18n import label
+import importlib
+from typing import Any
 
 __all__ = [
     "WORDS",
@@ -28,15 +14,18 @@ __all__ = [
     "attention_head",
     "averaging_weights",
     "causal_mask",
-    "cost_table",
     "cost_sweep",
     "fitted_exponent",
-    "label",
-    "markdown_table",
     "masked_weights",
-    "rounded",
     "scaling_study",
-    "scaling_table",
     "softmax_weights",
     "temperature_sweep",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the lesson's code (and torch) on first use, so that the site's machinery, a subpackage, does
+    not pay for torch in the builds that only read stored results."""
+    if name in __all__:
+        return getattr(importlib.import_module("attention_lesson.core"), name)
+    raise AttributeError(f"module 'attention_lesson' has no attribute {name!r}")

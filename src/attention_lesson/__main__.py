@@ -1,5 +1,5 @@
 import sys
 
-from attention_lesson.cli import main
+from attention_lesson.site.cli import main
 
 sys.exit(main())

@@ -1,6 +1,6 @@
 """The translators' check: what a language folder lacks, and where it drifted from Japanese.
 
-    python -m attention_lesson.translations [CODE ...]
+    python -m attention_lesson.site.translations [CODE ...]
 
 Missing pages, labels and comment translations are reported (the site falls back to Japanese for them).
 Structural drift fails (exit 1): every snippet include, exec block, heading level, explicit anchor, link
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attention_lesson import i18n
+from attention_lesson.site import i18n
 
 _STRUCTURE = re.compile(
     r"""^(?P<fence>```.*)$                          # a fence line with its options (exec blocks, math, ...)
@@ -97,8 +97,17 @@ def snippet_comments() -> list[str]:
     seen: dict[str, None] = {}
     for path in sorted((i18n.ROOT / "snippets").glob("*.py")):
         for comment in i18n.code_comments(path.read_text(encoding="utf-8")):
-            if not comment.startswith("--8<--"):  # section markers for includes, not prose
+            if not comment.startswith("--8<--") and not comment.isascii():  # markers and plain ASCII notes
                 seen.setdefault(comment)
+    return list(seen)
+
+
+def snippet_literals() -> list[str]:
+    """Every printed Japanese string in snippets/: each language translates them in strings.yml."""
+    seen: dict[str, None] = {}
+    for path in sorted((i18n.ROOT / "snippets").glob("*.py")):
+        for text in i18n.code_literals(path.read_text(encoding="utf-8")):
+            seen.setdefault(text)
     return list(seen)
 
 
@@ -135,9 +144,12 @@ def check(lang: str) -> Report:
         report.missing_keys += [f"{table}.{k}" for k in sorted(keys - own_keys)]
         report.extra_keys += [f"{table}.{k}" for k in sorted(own_keys - keys)]
     if lang != i18n.DEFAULT_LANG:
-        comments = own_strings.get("comments") or {}
-        report.missing_comments = [c for c in snippet_comments() if c not in comments]
-        report.extra_keys += [f"comments.{c}" for c in comments if c not in snippet_comments()]
+        comments, in_code = own_strings.get("comments") or {}, snippet_comments()
+        report.missing_comments = [c for c in in_code if c not in comments]
+        report.extra_keys += [f"comments.{c}" for c in comments if c not in in_code]
+        literals, in_code = own_strings.get("literals") or {}, snippet_literals()
+        report.missing_comments += [f"printed string «{t}»" for t in in_code if t not in literals]
+        report.extra_keys += [f"literals.{t}" for t in literals if t not in in_code]
     return report
 
 
@@ -167,7 +179,7 @@ def format_report(report: Report) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_lesson.translations", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m attention_lesson.site.translations", description=__doc__.split("\n")[0])
     parser.add_argument("langs", nargs="*", help="language codes (default: every language folder)")
     args = parser.parse_args(argv)
     try:

@@ -1,15 +1,15 @@
 """`python -m attention_lesson` / `python snippets/attention.py`: the whole lesson in a terminal.
 
-It runs the same snippet files the site executes, in the lesson's order, under the lesson's `== N.` headings.
+It runs the same snippet files the site executes, in the lesson's order, under the lesson's `== N.` headings,
+with comments and printed strings in the chosen language (the code the page of that language shows).
 """
 
 from __future__ import annotations
 
 import argparse
-import runpy
 from collections.abc import Sequence
 
-from attention_lesson import i18n
+from attention_lesson.site import i18n
 
 SECTIONS = {
     1: "averaging.py",
@@ -26,7 +26,9 @@ def run_section(number: int) -> None:
     if number not in SECTIONS:
         raise ValueError(f"unknown section {number!r}: expected one of {', '.join(map(str, SECTIONS))}")
     print(f"== {number}. {i18n.label(f'section_{number}')}")
-    runpy.run_path(str(SNIPPETS / SECTIONS[number]), run_name="__main__")
+    path = SNIPPETS / SECTIONS[number]
+    code = i18n.localize_source(path.read_text(encoding="utf-8"), i18n.current_language())
+    exec(compile(code, str(path), "exec"), {"__name__": "__main__", "__file__": str(path)})  # noqa: S102
     print()
 
 

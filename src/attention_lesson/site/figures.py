@@ -4,7 +4,7 @@ Each ``*_svg`` function takes the values a snippet computed (the snippet's own v
 disagree with the output printed above it) and returns an ``<svg>`` element for a markdown-exec block with
 ``html="1"`` to print, e.g.::
 
-    from attention_lesson.figures import figure_html, heatmap_svg
+    from attention_lesson.site.figures import figure_html, heatmap_svg
     print(figure_html(heatmap_svg(weights, "avg"), caption))
 
 Every piece of text comes from the ``ui`` table of the page's language (``fig_*`` keys in
@@ -37,7 +37,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent, temperature_sweep
-from attention_lesson.i18n import ui
+from attention_lesson.site.i18n import ui
 
 # Drawn in this colour, then written as currentColor: a colour no data series uses, so the replacement
 # touches only text, spines, ticks and grid lines.

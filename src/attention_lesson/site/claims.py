@@ -1,0 +1,58 @@
+"""Numbers the prose states, taken from the run whose output the same page shows.
+
+A page writes ``{{ measured.std_256 }}`` where the lesson states a measured value. Each name below is computed
+from the names a session of that page defined (the listing's own variables), after the page's blocks ran, and
+stored with the run (:func:`attention_lesson.site.runner.values`). So the sentence cannot drift from the table
+above it, no snippet runs a second time, and every language quotes the same run. Claims that stay words ("月
+takes half") are checked by tests/test_claims.py against the same build.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+
+def _scaling(ns: dict[str, Any]) -> dict[str, str]:
+    rows = {r.d: r for r in ns["rows"]}
+    unscaled = [r.max_weight_unscaled for r in rows.values()]
+    return {
+        "std_256": f"{rows[256].dot_std:.1f}",
+        "max_unscaled_low": f"{min(unscaled):.2f}",
+        "max_unscaled_high": f"{max(unscaled):.2f}",
+    }
+
+
+def _head(ns: dict[str, Any]) -> dict[str, str]:
+    diff = (ns["out"] - ns["expected"]).abs().max().item()
+    # the decimal place where the listing and PyTorch's SDPA first differ (3.6e-07 → 7)
+    return {"sdpa_digit": str(-math.floor(math.log10(diff))) if diff > 0 else "∞"}
+
+
+def _cost(ns: dict[str, Any]) -> dict[str, str]:
+    from attention_lesson.core import fitted_exponent  # here: the hooks import this module, and need no torch
+
+    lengths = [p.T for p in ns["points"]]
+    memory = ns["memory"]
+    return {
+        # the T×T score table of a sequence twice as long, over the original's size
+        "doubling_factor": f"{(lengths[1] / lengths[0]) ** 2:.0f}",
+        "memory_exponent_naive": f"{fitted_exponent(lengths, [m.naive_bytes for m in memory]):.1f}",
+        "memory_exponent_sdpa": f"{fitted_exponent(lengths, [m.sdpa_bytes for m in memory]):.1f}",
+    }
+
+
+SESSIONS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
+    "scaling": _scaling,
+    "head": _head,
+    "cost": _cost,
+}
+"""Session name → the values computed from its names, for the page that runs that session."""
+
+NAMES: dict[str, str] = {
+    "std_256": "scaling", "max_unscaled_low": "scaling", "max_unscaled_high": "scaling",
+    "sdpa_digit": "head",
+    "doubling_factor": "cost", "memory_exponent_naive": "cost", "memory_exponent_sdpa": "cost",
+}
+"""Every name a page can quote, and the session (of that same page) it comes from."""

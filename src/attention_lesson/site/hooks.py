@@ -1,0 +1,296 @@
+"""MkDocs hooks: the policy of the build. One base mkdocs.yml, one build per language folder.
+
+`mkdocs build` builds the source language (Japanese) at the site root in this process; its pages run every
+block through the runner (:mod:`attention_lesson.site.runner`), which stores each result. As soon as every
+Japanese page is rendered, every other ``docs/<code>/`` is built into ``site/<code>/`` by its own
+``mkdocs build`` process, as many at once as there are cores (FastAPI's docs do the same): those builds find
+every result in the store, so nothing runs twice and every language shows the same run. ``LESSON_LANG=<code>``
+builds or serves that language alone.
+
+A hook rather than mkdocs-static-i18n: that plugin publishes mkdocs-jupyter notebooks as raw source, merges all
+languages into one search index, and is no longer maintained.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from attention_lesson.site import claims, i18n, notebooks, project, translations
+from attention_lesson.site.runner import RUNNER, values
+from attention_lesson.site.store import Store
+
+log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+STORE_ENV = "LESSON_STORE"
+"""Set by the build for the language builds it starts: the store they read (a private one with no cache)."""
+CHILD_ENV = "LESSON_LANGUAGE_BUILD"
+STATUS_PAGE = "translation-status.md"
+
+
+class _State:
+    """What one build of this process needs from one event to the next (the module is re-imported by every
+    `mkdocs serve` rebuild, so nothing here outlives a build)."""
+
+    command = "build"
+    lang = project.DEFAULT_LANG
+    private_store: Store | None = None
+    children: list[tuple[str, subprocess.Popen, Path]] = []
+    started = 0.0
+
+
+STATE = _State()
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    RUNNER.command = command
+
+
+@event_priority(100)
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    STATE.command = getattr(RUNNER, "command", "build")
+    STATE.started = time.perf_counter()
+    lang = os.environ.get("LESSON_LANG") or project.DEFAULT_LANG
+    try:
+        i18n.check_language(lang)
+        strings = i18n.strings(lang)
+    except ValueError as error:
+        raise PluginError(f"LESSON_LANG: {error}") from None
+    STATE.lang = lang
+    i18n.set_language(lang)
+
+    config.docs_dir = str(project.ROOT / "docs" / lang)
+    config.site_name = strings.get("site_name") or config.site_name
+    config.theme["language"] = lang
+    if lang != project.DEFAULT_LANG and STATE.command != "serve" and not config.site_dir.endswith(f"/{lang}"):
+        config.site_dir = os.path.join(config.site_dir, lang)
+
+    # Every language is linked page-to-page by the overridden partials/alternate.html.
+    config.extra["alternate"] = [
+        {
+            "name": i18n.strings(code).get("name", code),
+            "lang": code,
+            "link": _prefix(code) if lang == project.DEFAULT_LANG else ("../" + _prefix(code) if code != lang else ""),
+        }
+        for code in i18n.languages()
+    ]
+    config.extra["lesson_lang"] = lang
+
+    logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese segmenter logs its start on stderr
+    search = next((p for name, p in config.plugins.items() if name.endswith("search")), None)
+    if search is not None:
+        search_config = strings.get("search") or {}
+        search.config.lang = search_config.get("lang") or [lang]
+        search.config.pipeline = search_config.get("pipeline")
+        search.config.separator = search_config.get("separator")
+
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:  # its rendered HTML, keyed by the executed notebook; one folder per language,
+        # because the plugin drops every entry its own build did not use
+        jupyter.config["cache_dir"] = str(project.ROOT / ".cache" / "mkdocs-jupyter" / lang)
+
+    snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
+    snippets["base_path"] = [str(project.ROOT)]
+    snippets["check_paths"] = True
+
+    RUNNER.start_build(lang, _store())
+    return config
+
+
+def _store() -> Store:
+    """The store this build reads and writes: the shared cache, or one private to this build (and the
+    language builds it starts) when LESSON_NO_CACHE is set."""
+    if os.environ.get(STORE_ENV):
+        return Store(Path(os.environ[STORE_ENV]))
+    if project.no_cache():
+        project.CACHE_DIR.parent.mkdir(parents=True, exist_ok=True)
+        STATE.private_store = Store(Path(tempfile.mkdtemp(prefix="run-", dir=project.CACHE_DIR.parent)))
+        return STATE.private_store
+    return Store(project.CACHE_DIR)
+
+
+def _prefix(code: str) -> str:
+    return "" if code == project.DEFAULT_LANG else f"{code}/"
+
+
+def _is_main_build() -> bool:
+    return STATE.lang == project.DEFAULT_LANG and not os.environ.get("LESSON_LANG") and STATE.command != "serve"
+
+
+@event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page."""
+    lang = STATE.lang
+    if lang != project.DEFAULT_LANG:
+        source = project.ROOT / "docs" / project.DEFAULT_LANG
+        for path in sorted(source.rglob("*.md")):
+            rel = path.relative_to(source).as_posix()
+            if files.get_file_from_path(rel) is None:
+                file = File(rel, str(source), config.site_dir, config.use_directory_urls)
+                file.fallback = True
+                files.append(file)
+    files.append(File.generated(config, STATUS_PAGE, content=_status_page()))
+    return notebooks.prepare(files, config, lang)  # the exercise notebooks, run by the runner
+
+
+def _status_page() -> str:
+    """Language × page → translated / outdated / missing, regenerated at every build from the check."""
+    codes = i18n.languages()
+    reports = {code: translations.check(code) for code in codes}
+    word = {state: i18n.ui(f"status_{state}") for state in ("translated", "outdated", "missing")}
+    names = [i18n.strings(code).get("name", code) for code in codes]
+    lines = [
+        f"# {i18n.ui('status_title')}",
+        "",
+        i18n.ui("status_intro"),
+        "",
+        "| " + " | ".join([i18n.ui("status_page"), *names]) + " |",
+        "|---" * (len(codes) + 1) + "|",
+    ]
+    for page in translations.pages(i18n.DEFAULT_LANG):
+        cells = [word[reports[code].page_status(page)] for code in codes]
+        lines.append(f"| `{page}` | " + " | ".join(cells) + " |")
+    coverage = [f"{reports[code].label_coverage:.0%}" for code in codes]
+    lines.append(f"| {i18n.ui('status_labels')} | " + " | ".join(coverage) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    RUNNER.begin_page(page.file.src_uri)
+    if not getattr(page.file, "fallback", False):
+        return markdown
+    depth = page.url.count("/") + 1  # the page's folder, then the language folder, reach the Japanese root
+    original = "../" * depth + page.url
+    banner = (
+        f'!!! warning "{i18n.ui("untranslated_title")}"\n\n'
+        f'    {i18n.ui("untranslated")} <a href="{original}" hreflang="ja">{i18n.ui("original")}</a>\n\n'
+    )
+    return banner + markdown
+
+
+MEASURED = re.compile(r"\{\{\s*measured\.(\w+)\s*\}\}")
+
+
+@event_priority(100)  # before the search plugin indexes the page's text
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
+    html = _fill_measured(html, page)
+    if RUNNER.take_rerender():
+        log.info("%s: a stored result was replaced by a new run; rendering the page again", page.file.src_uri)
+        RUNNER.begin_page(page.file.src_uri)
+        page.render(config, files)
+        html = _fill_measured(page.content, page)
+    return html
+
+
+def _fill_measured(html: str, page: Page) -> str:
+    """Replace {{ measured.name }} with the value computed from this page's run (attention_lesson.site.claims).
+
+    A plain substitution rather than a Jinja macros plugin: only this one form is touched, so braces in code
+    and prose stay as written, and an unknown name stops the build naming the page.
+    """
+    found: dict[str, str] = {}
+
+    def value(match: re.Match) -> str:
+        name = match[1]
+        session = claims.NAMES.get(name)
+        if session is None:
+            raise PluginError(f"{page.file.src_uri}: unknown {match[0]}; known: {', '.join(sorted(claims.NAMES))}")
+        if name not in found:
+            try:
+                found.update(values(session, claims.SESSIONS[session]))
+            except KeyError:
+                raise PluginError(f"{page.file.src_uri}: {match[0]} is measured by the session {session!r}, "
+                                  "which this page does not run") from None
+        return found[name]
+
+    return MEASURED.sub(value, html)
+
+
+def on_env(env, config: MkDocsConfig, files: Files):
+    """Every page of the source language is rendered, so every result is stored: start the other languages."""
+    if _is_main_build():
+        _start_language_builds(config)
+    return env
+
+
+def _start_language_builds(config: MkDocsConfig) -> None:
+    env = {**os.environ, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1"}
+    args = [sys.executable, "-m", "mkdocs", "build", "-f", config.config_file_path]
+    if config.strict:
+        args.append("--strict")
+    level = logging.getLogger("mkdocs").getEffectiveLevel()
+    if level > logging.INFO:
+        args.append("-q")
+    elif level < logging.INFO:
+        args.append("-v")
+    STATE.children = []
+    for lang in i18n.languages():
+        if lang == project.DEFAULT_LANG:
+            continue
+        site_dir = Path(config.site_dir) / lang
+        log.info("Building language '%s' into %s", lang, site_dir)
+        proc = subprocess.Popen([*args, "-d", str(site_dir)], env={**env, "LESSON_LANG": lang},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        STATE.children.append((lang, proc, site_dir))
+
+
+def _wait_for_language_builds() -> None:
+    failed = []
+    for lang, proc, _ in STATE.children:
+        output, _ = proc.communicate()
+        for line in output.splitlines():
+            level, _, text = line.partition(" - ")
+            level = level.strip()
+            if level in {"WARNING", "ERROR"}:
+                log.log(logging.WARNING if level == "WARNING" else logging.ERROR, "[%s] %s", lang, text.strip())
+            elif line.strip():
+                log.debug("[%s] %s", lang, line)
+        if proc.returncode != 0:
+            errors = [line for line in output.splitlines() if line.startswith(("ERROR", "Aborted"))]
+            failed.append(f"{lang}: " + ("; ".join(errors) or output.strip()[-500:]))
+    STATE.children = []
+    if failed:
+        raise PluginError("language build failed: " + " | ".join(failed))
+
+
+@event_priority(-100)
+def on_post_build(config: MkDocsConfig) -> None:
+    stats = RUNNER.stats
+    log.info("Runner (%s): %d blocks run in %.1f s, %d taken from the store %s", STATE.lang, stats.executed,
+             stats.seconds, stats.reused, RUNNER.store.path)
+    if _is_main_build():
+        try:
+            _wait_for_language_builds()
+        finally:
+            _finish()
+        log.info("All languages built in %.1f s", time.perf_counter() - STATE.started)
+
+
+def on_build_error(error: Exception) -> None:
+    for _, proc, _ in STATE.children:
+        proc.kill()
+        proc.wait()
+    STATE.children = []
+    _finish()
+
+
+def _finish() -> None:
+    if STATE.private_store is not None:
+        STATE.private_store.remove()
+        STATE.private_store = None
+    elif STATE.command != "serve" and not os.environ.get(STORE_ENV):
+        Store(project.CACHE_DIR).prune()
+        notebooks.prune()
