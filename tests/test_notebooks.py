@@ -7,8 +7,6 @@ import html
 import json
 import re
 import runpy
-import shutil
-from pathlib import Path
 
 import jupytext
 import pytest
@@ -18,8 +16,7 @@ from conftest import ROOT, SNIPPETS, build_site
 DOCS = ROOT / "docs"
 LANGS = sorted((p.parent.name for p in DOCS.glob("*/strings.yml")), key=lambda code: code != "ja")
 NOTEBOOKS = sorted(p.stem for p in (DOCS / "ja" / "notebooks").glob("*.py"))
-EXECUTED = re.compile(r"Notebook (\S+): executed")
-CACHED = re.compile(r"Notebook (\S+): cached")
+RUNS = re.compile(r"Runner \(ja\): (\d+) blocks run")
 
 
 def prefix(lang: str) -> str:
@@ -28,13 +25,6 @@ def prefix(lang: str) -> str:
 
 def build_log(proc) -> str:
     return proc.stdout + proc.stderr
-
-
-def seed_cache(project: Path) -> None:
-    """Give a project copy this checkout's executed notebooks, so that only what the test changes runs."""
-    cache = ROOT / ".cache" / "notebooks"
-    if cache.is_dir():
-        shutil.copytree(cache, project / ".cache" / "notebooks", dirs_exist_ok=True)
 
 
 def test_every_language_has_the_same_notebooks():
@@ -123,9 +113,12 @@ def test_included_code_is_in_the_executed_notebook_with_localized_comments(tmp_p
     from attention_lesson.site.notebooks import expand_includes
 
     source = DOCS / "en" / "notebooks" / "exercise-2.py"
+    from attention_lesson.site import i18n
+
     code = expand_includes('--8<-- "snippets/exercise_2.py:mask"', source)
     assert code.startswith("masked = attention_head(") and "# --8<--" not in code
-    assert "could already see every position" in code  # the comment, translated for the English notebook
+    shown = i18n.localize_source(code, "en")  # what the English notebook's cell holds
+    assert "could already see every position" in shown
     with pytest.raises(Exception, match="exercise-2.py: includes snippets/nowhere.py"):
         expand_includes('--8<-- "snippets/nowhere.py"', source)
 
@@ -142,7 +135,6 @@ def test_a_language_without_a_notebook_gets_the_japanese_one(project_copy, monke
 
 
 def test_a_cell_that_raises_fails_the_build_naming_the_notebook(built_site, project_copy, tmp_path):
-    seed_cache(project_copy)
     notebook = project_copy / "docs" / "ja" / "notebooks" / "exercise-2.py"
     text = notebook.read_text(encoding="utf-8").rstrip("\n") + "\n\n# %%\nraise RuntimeError('broken on purpose')\n"
     notebook.write_text(text, encoding="utf-8")
@@ -152,24 +144,26 @@ def test_a_cell_that_raises_fails_the_build_naming_the_notebook(built_site, proj
 
     proc = build_site(project_copy, tmp_path / "site", env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode != 0, "the build went through a failing notebook cell"
-    expected = f"docs/ja/notebooks/exercise-2.py: cell {cell} (line {line}) raised RuntimeError: broken on purpose"
+    expected = f"docs/ja/notebooks/exercise-2.py: cell {cell} (line {line}), line 1: RuntimeError: broken on purpose"
     assert expected in build_log(proc), build_log(proc)[-3000:]
+    assert "Traceback" not in build_log(proc)
     assert not (tmp_path / "site" / "notebooks" / "exercise-2").exists()
 
 
-def test_prose_rebuild_executes_nothing_and_a_snippet_change_executes_again(built_site, project_copy, tmp_path):
-    seed_cache(project_copy)
+def test_prose_rebuild_runs_nothing_and_a_snippet_change_runs_only_its_blocks(built_site, project_copy, tmp_path):
+    """The store is shared with the session's build: a copy runs only what it changed."""
     env = {"LESSON_LANG": "ja"}
-    build_site(project_copy, tmp_path / "first", env=env)  # executes only what the seeded cache lacks
+    proc = build_site(project_copy, tmp_path / "first", env=env)
+    assert RUNS.findall(build_log(proc)) == ["0"], build_log(proc)[-2000:]
 
     values = project_copy / "docs" / "ja" / "values.md"
     values.write_text(values.read_text(encoding="utf-8") + "\nこの一文はテストで足しました。\n", encoding="utf-8")
     proc = build_site(project_copy, tmp_path / "prose", env=env)
-    assert EXECUTED.findall(build_log(proc)) == []
-    assert len(CACHED.findall(build_log(proc))) == len(NOTEBOOKS)
+    assert RUNS.findall(build_log(proc)) == ["0"]
     assert "この一文はテストで足しました。" in (tmp_path / "prose" / "values" / "index.html").read_text("utf-8")
 
     snippet = project_copy / "snippets" / "scoring.py"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     proc = build_site(project_copy, tmp_path / "snippet", env=env)
-    assert sorted(EXECUTED.findall(build_log(proc))) == [f"docs/ja/notebooks/{n}.py" for n in NOTEBOOKS]
+    # the listing, then its figure once per language; no notebook and no other page runs again
+    assert RUNS.findall(build_log(proc)) == [str(1 + len(LANGS))], build_log(proc)[-2000:]

@@ -74,14 +74,18 @@ def test_every_listing_runs_the_snippet_it_shows_and_names_it():
             assert f'title="{fence["path"]}"' in fence["opts"], f"{page}: exec block of {fence['path']}"
 
 
-def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp_path):
+@pytest.mark.parametrize("flags", [[], ["-q"]], ids=["default", "quiet"])
+def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp_path, flags):
+    """At every log level: the failure is an exception, not a warning that -q would hide."""
     snippet = project_copy / "snippets" / "scoring.py"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "\nraise RuntimeError('broken on purpose')\n")
-    proc = build_site(project_copy, tmp_path / "site", check=False)
+    proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(tmp_path / "site")],
+               cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode != 0
-    assert "snippets/scoring.py" in proc.stderr and "broken on purpose" in proc.stderr
-    assert not (tmp_path / "site" / "query-key" / "index.html").exists() or "broken on purpose" not in (
-        tmp_path / "site" / "query-key" / "index.html").read_text(encoding="utf-8")
+    assert "snippets/scoring.py, line 23: RuntimeError: broken on purpose" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    for page in (tmp_path / "site").rglob("*.html"):
+        assert "broken on purpose" not in page.read_text(encoding="utf-8"), page
 
 
 def test_a_missing_snippet_file_fails_the_build_naming_it(project_copy, tmp_path):

@@ -1,0 +1,203 @@
+"""The runner and its store: each block runs once for every language, results are reused by their source, and
+bad input (a raising block, a damaged or interrupted cache entry, two writers) gives a clear result."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+
+import pytest
+
+from attention_lesson.site import i18n, project
+from attention_lesson.site.runner import BlockError, Runner
+from attention_lesson.site.store import Store
+
+LANGS = i18n.languages()
+PRINTS = 'print("softmax 後の重み：", 0.5)\n'  # a printed Japanese string, as the listings write it
+
+
+@pytest.fixture
+def runner(tmp_path) -> Runner:
+    runner = Runner()
+    runner.start_build("ja", Store(tmp_path / "store"))
+    runner.begin_page("page.md")
+    return runner
+
+
+def _each_language(runner: Runner, code: str) -> dict[str, str]:
+    """The page's block as each language's build sees it (one page, one session, once per language)."""
+    outputs = {}
+    for lang in LANGS:
+        runner.begin_page("page.md")
+        outputs[lang] = runner.run(code, session="s", lang=lang)
+    return outputs
+
+
+def test_a_block_runs_once_and_every_language_gets_its_own_strings(runner):
+    outputs = _each_language(runner, PRINTS)
+    assert runner.stats.executed == 1 and runner.stats.reused == len(LANGS) - 1
+    assert outputs["ja"] == "softmax 後の重み： 0.5\n"
+    for lang in LANGS:
+        translated = (i18n.strings(lang).get("literals") or {}).get("softmax 後の重み：", "softmax 後の重み：")
+        assert outputs[lang] == f"{translated} 0.5\n"
+    assert outputs["en"] != outputs["ja"]
+
+
+def test_the_output_is_what_the_languages_own_code_prints(runner, capsys):
+    """Running the page's localized code gives exactly the runner's output for that language."""
+    for lang in LANGS:
+        exec(i18n.localize_source(PRINTS, lang), {})  # noqa: S102
+        assert capsys.readouterr().out == runner.run(PRINTS, session=lang, lang=lang)
+
+
+def test_a_block_that_reads_the_language_runs_once_per_language(runner):
+    code = "from attention_lesson.site.i18n import ui\nprint(ui('original'))\n"
+    outputs = _each_language(runner, code)
+    assert runner.stats.executed == len(LANGS) and runner.stats.reused == len(LANGS) - 1
+    assert outputs == {lang: i18n.ui("original", lang) + "\n" for lang in LANGS}
+
+
+def test_stored_results_are_reused_by_a_new_build_and_a_changed_block_runs_again(tmp_path):
+    store = Store(tmp_path / "store")
+    first = Runner()
+    first.start_build("ja", store)
+    first.begin_page("p.md")
+    first.run("x = 41\n", session="s")
+    assert first.run("print(x + 1)\n", session="s") == "42\n"
+
+    second = Runner()
+    second.start_build("en", store)
+    second.begin_page("p.md")
+    second.run("x = 41\n", session="s")
+    assert second.run("print(x + 1)\n", session="s") == "42\n"
+    assert second.stats.executed == 0
+    # a changed later block: the earlier one runs again first, so the name is defined as in a clean build
+    assert second.run("print(x + 2)\n", session="s") == "43\n"
+    assert second.stats.executed == 3
+
+
+def test_a_replayed_block_that_prints_something_else_asks_for_the_page_again(tmp_path):
+    store = Store(tmp_path / "store")
+    code = "import time\nstamp = time.perf_counter_ns()\nprint(stamp)\n"
+    first = Runner()
+    first.start_build("ja", store)
+    first.begin_page("p.md")
+    shown = first.run(code, session="s")
+
+    second = Runner()
+    second.start_build("ja", store)
+    second.begin_page("p.md")
+    assert second.run(code, session="s") == shown  # from the store
+    second.run("print(stamp)\n", session="s")  # new: the timing block runs again
+    assert second.take_rerender()
+    second.begin_page("p.md")
+    again = second.run(code, session="s")
+    assert again != shown and second.run("print(stamp)\n", session="s") == again  # one run on the page
+
+
+def test_sessions_belong_to_a_page(runner):
+    runner.run("secret = 42\n", session="s")
+    runner.begin_page("other.md")
+    with pytest.raises(BlockError, match="NameError: name 'secret' is not defined"):
+        runner.run("print(secret)\n", session="s", title="snippets/other.py")
+
+
+def test_a_raising_block_names_its_title_line_and_exception(runner):
+    with pytest.raises(BlockError) as error:
+        runner.run("x = 1\n\nraise RuntimeError('broken on purpose')\n", session="s", title="snippets/x.py")
+    assert str(error.value) == "snippets/x.py, line 3: RuntimeError: broken on purpose"
+    with pytest.raises(BlockError, match=r"snippets/y.py, line 1: SyntaxError"):
+        runner.run("print(\n", title="snippets/y.py")
+
+
+def test_a_printed_string_that_is_changed_before_printing_is_an_error(runner):
+    with pytest.raises(BlockError, match="printed Japanese string was changed"):
+        runner.run('print("softmax 後の重み："[:2])\n', title="snippets/z.py")
+
+
+def test_the_environment_key_changes_with_the_package_sources(tmp_path, monkeypatch):
+    before = project.environment_key()
+    monkeypatch.setattr(project, "_versions", lambda: "python 0; torch 0")
+    assert project.environment_key() != before
+
+
+# -- the store ------------------------------------------------------------------------------------------------
+
+KEY = "ab" * 32
+
+
+def test_store_round_trip_and_bad_keys(tmp_path):
+    store = Store(tmp_path)
+    assert store.get(KEY) is None
+    store.put(KEY, {"template": "表\n"})
+    assert store.get(KEY) == {"template": "表\n"}
+    with pytest.raises(ValueError, match="64 lowercase hex digits"):
+        store.get("../../etc/passwd")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: raw[: len(raw) // 2],  # truncated (a killed writer, a full disk)
+        lambda raw: raw.replace(b"template", b"templatf"),  # changed inside
+        lambda raw: b"\xff\xfe" + raw,  # not UTF-8
+        lambda raw: b"[]",  # not an entry
+    ],
+)
+def test_a_damaged_entry_is_ignored_and_removed(tmp_path, damage):
+    store = Store(tmp_path)
+    store.put(KEY, {"template": "42\n"})
+    path = tmp_path / KEY[:2] / f"{KEY}.json"
+    path.write_bytes(damage(path.read_bytes()))
+    assert store.get(KEY) is None
+    assert not path.exists()
+
+
+def test_an_entry_moved_to_another_key_is_ignored(tmp_path):
+    store = Store(tmp_path)
+    store.put(KEY, {"template": "42\n"})
+    other = "cd" * 32
+    (tmp_path / other[:2]).mkdir()
+    (tmp_path / KEY[:2] / f"{KEY}.json").rename(tmp_path / other[:2] / f"{other}.json")
+    assert store.get(other) is None
+
+
+def test_an_interrupted_write_leaves_no_entry(tmp_path, monkeypatch):
+    store = Store(tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(json, "dump", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.put(KEY, {"template": "42\n"})
+    assert store.get(KEY) is None
+    assert list(tmp_path.rglob("*.tmp")) == []
+
+
+def _hammer(path: str, seed: int) -> int:
+    store = Store(path)
+    bad = 0
+    for i in range(150):
+        key = f"{(i % 7):02x}" * 32
+        store.put(key, {"template": f"{i % 7}\n" * 200})
+        value = store.get(key)
+        bad += value is not None and value != {"template": f"{i % 7}\n" * 200}
+    return bad
+
+
+def test_two_writers_share_one_store(tmp_path):
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert pool.starmap(_hammer, [(str(tmp_path), 0), (str(tmp_path), 1)]) == [0, 0]
+
+
+def test_prune_drops_old_entries_and_keeps_the_store_within_its_size(tmp_path):
+    store = Store(tmp_path)
+    keys = [f"{i:02x}" * 32 for i in range(4)]
+    for i, key in enumerate(keys):
+        store.put(key, {"template": "x" * 1000})
+        path = tmp_path / key[:2] / f"{key}.json"
+        os.utime(path, (1000 + i, 1000 + i) if i == 0 else (2e9 + i, 2e9 + i))
+    assert store.prune(max_age=10 * 365 * 86400, max_bytes=1500) == 3  # the ancient one, then the oldest
+    assert [store.get(k) is not None for k in keys] == [False, False, False, True]
