@@ -1,0 +1,311 @@
+"""The one runner: every listing, figure block, prose value and notebook cell runs through it, once per build.
+
+Pages use it as the formatter of the ``python`` fence (mkdocs.yml), built on markdown-exec's public API:
+:func:`validator` is ``markdown_exec.validator`` plus a check of the options, and :func:`formatter` calls
+``markdown_exec.base_format`` with this module's ``run``. The road a number travels:
+
+1. The block's code has its printed Japanese strings replaced by markers (:func:`i18n.neutralize`), so one
+   execution serves every language.
+2. Its key is a SHA-256 of the environment (package sources, Python and torch versions), the session's name,
+   the keys of the blocks before it in its session and its own neutral code. A stored result with that key
+   is used as it is; otherwise the code runs in the session's namespace, and the result is stored.
+3. The page shows the result in its language: markers become the language's strings. A block that reads the
+   page's language itself (a figure, whose captions are translated) is run once for each language while its
+   session is live, and each language's output is stored.
+
+So a measurement (the cost table, the √d study) runs once per build, whatever the number of languages, and
+every language shows the same numbers. The other language builds (separate processes, see the hooks) find
+every result in the store and import neither torch nor matplotlib.
+
+A session belongs to one page (or one notebook). When a block's result is not in the store but earlier blocks
+of its session were, those blocks run again first, so it sees the same names as in a clean build; if one of
+them then prints something else than it did (a timing), their stored results are replaced and
+:meth:`Runner.take_rerender` tells the hook to render the page once more, so one page never mixes two runs.
+
+A block that raises stops the build with a :class:`BlockError` naming the block (its title, the snippet
+file) and the exception: an exception, not a log record, so it fails at every log level and no page with a
+traceback is ever written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import re
+import sys
+import time
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import markdown_exec
+from mkdocs.exceptions import PluginError
+from pymdownx.superfences import SuperFencesException
+
+from attention_lesson.site import i18n, project
+from attention_lesson.site.store import Store
+
+log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+OPTIONS = {"exec", "html", "source", "result", "session", "id", "idprefix", "returncode", "updatetoc", "tabs",
+           "workdir", "width", "title"}
+"""The fence options markdown-exec knows (and ``title``); any other word is a typo to report."""
+
+
+class BlockError(PluginError, SuperFencesException):
+    """A block could not run. A SuperFencesException so that pymdownx passes it on instead of swallowing it."""
+
+
+@dataclass
+class _Session:
+    chain: str
+    namespace: dict[str, Any] | None = None
+    pending: list[tuple[str, str, str]] = field(default_factory=list)
+    """(key, neutral code, title) of blocks taken from the store since the namespace was last live."""
+
+
+@dataclass
+class Stats:
+    executed: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+
+
+class Runner:
+    """Runs blocks of code for one build at a time (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.store = Store(project.CACHE_DIR)
+        self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
+        self.lang = project.DEFAULT_LANG
+        self.languages = [project.DEFAULT_LANG]
+        self.environment = ""
+        self.stats = Stats()
+        self._page = ""
+        self._sessions: dict[str, _Session] = {}
+        self._rerender = False
+        self._imported_at = time.time()
+
+    def start_build(self, lang: str, store: Store) -> None:
+        """Begin a build of `lang`: a new environment key, empty sessions, and fresh lesson modules."""
+        self._refresh_modules()
+        self.lang, self.store = lang, store
+        self.languages = i18n.languages()
+        self.environment = project.environment_key()
+        self.stats = Stats()
+        self._page, self._sessions, self._rerender = "", {}, False
+
+    def begin_page(self, page: str) -> None:
+        """Sessions belong to a page: a page never sees another page's names, whatever the build order."""
+        self._page, self._sessions, self._rerender = page, {}, False
+
+    def take_rerender(self) -> bool:
+        """Whether the current page showed a stored result that a re-run has since replaced (then cleared)."""
+        rerender, self._rerender = self._rerender, False
+        return rerender
+
+    def _session(self, name: str) -> _Session:
+        if name not in self._sessions:
+            self._sessions[name] = _Session(chain=project.digest(self.environment, "session", name))
+        return self._sessions[name]
+
+    def run(self, code: str, *, session: str = "", title: str = "", lang: str | None = None) -> str:
+        """The output of one block in `lang` (default: the build's language), from the store or run now."""
+        lang = lang or self.lang
+        title = title or f"a Python block on {self._page or 'a page'}"
+        if session:
+            state = self._session(session)
+        else:  # no session: a namespace of its own
+            state = _Session(chain=project.digest(self.environment, "no session"))
+        try:
+            compile(code, f"<{title}>", "exec")  # a syntax error names the block's line, as a run-time error does
+            neutral, texts = i18n.neutralize(code)
+        except SyntaxError as error:
+            raise BlockError(_describe(error, title, f"<{title}>")) from None
+        except ValueError as error:
+            raise BlockError(f"{title}: {error}") from None
+        key = project.digest(state.chain, neutral)
+        state.chain = key
+        stored = self._stored(key)
+        if stored is not None:
+            self.stats.reused += 1
+            state.pending.append((key, neutral, title))
+            return self._output(stored, key, texts, lang, title)
+        namespace = self._live(state)
+        self._execute_and_store(key, neutral, namespace, title)
+        return self._output(self._stored(key), key, texts, lang, title)
+
+    def namespace(self, session: str) -> dict[str, Any]:
+        """The live names of a session of the current page, re-running its stored blocks if needed."""
+        if session not in self._sessions:
+            raise KeyError(session)
+        return self._live(self._sessions[session])
+
+    def chain(self, session: str) -> str | None:
+        """The key of the last block of a session of the current page (None: no such session)."""
+        state = self._sessions.get(session)
+        return state.chain if state else None
+
+    # -- internals --------------------------------------------------------------------------------------------
+
+    def _language_key(self, key: str, lang: str) -> str:
+        strings = [(i18n.docs_dir() / code / i18n.STRINGS_FILE).read_bytes() for code in (lang, i18n.DEFAULT_LANG)]
+        return project.digest(key, "language", lang, *strings)
+
+    def _stored(self, key: str) -> dict | None:
+        """The stored result of a block, complete for every language, or None."""
+        entry = self.store.get(key)
+        if not isinstance(entry, dict) or not ("template" in entry or entry.get("by_language")):
+            return None
+        if entry.get("by_language"):
+            for lang in self.languages:
+                if not isinstance(self.store.get(self._language_key(key, lang)), str):
+                    return None
+        return entry
+
+    def _output(self, entry: dict | None, key: str, texts: list[str], lang: str, title: str) -> str:
+        if entry is None:  # written a moment ago and already gone (pruned by another build): a clear error
+            raise BlockError(f"{title}: its result vanished from the store {self.store.path}")
+        raw = self.store.get(self._language_key(key, lang)) if entry.get("by_language") else entry["template"]
+        if raw is None:
+            raise BlockError(f"{title}: no output stored for language {lang!r}")
+        try:
+            return i18n.localize_output(raw, texts, lang)
+        except ValueError as error:
+            raise BlockError(f"{title}: {error}") from None
+
+    def _live(self, state: _Session) -> dict[str, Any]:
+        if state.namespace is None:
+            module = types.ModuleType(f"_lesson_block_{len(sys.modules)}")
+            sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
+            state.namespace = module.__dict__
+        pending, state.pending = state.pending, []
+        for key, neutral, title in pending:
+            before = self._snapshot(key)
+            self._execute_and_store(key, neutral, state.namespace, title)
+            if before != self._snapshot(key):
+                self._rerender = True
+        return state.namespace
+
+    def _snapshot(self, key: str) -> list:
+        entry = self.store.get(key)
+        languages = entry.get("by_language") if isinstance(entry, dict) else False
+        return [entry, *(self.store.get(self._language_key(key, lang)) for lang in self.languages if languages)]
+
+    def _execute_and_store(self, key: str, neutral: str, namespace: dict, title: str) -> None:
+        i18n.consulted(reset=True)
+        with i18n.language(self.lang):
+            output = self._execute(neutral, namespace, title)
+        if not i18n.consulted():
+            self.store.put(key, {"template": output})
+            return
+        for lang in self.languages:  # its output depends on the language: one run per language
+            if lang != self.lang:
+                with i18n.language(lang):
+                    self.store.put(self._language_key(key, lang), self._execute(neutral, namespace, title))
+        self.store.put(self._language_key(key, self.lang), output)
+        self.store.put(key, {"by_language": True})
+
+    def _execute(self, code: str, namespace: dict, title: str) -> str:
+        filename = f"<{title}>"
+        buffer = io.StringIO()
+        start = time.perf_counter()
+        try:
+            compiled = compile(code, filename, "exec")
+            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+                exec(compiled, namespace)  # noqa: S102 - running the lesson's code is this module's purpose
+        except Exception as error:
+            raise BlockError(_describe(error, title, filename)) from None
+        finally:
+            seconds = time.perf_counter() - start
+            self.stats.executed += 1
+            self.stats.seconds += seconds
+            log.debug("Ran %s in %.2f s", title, seconds)
+        return buffer.getvalue()
+
+    def _refresh_modules(self) -> None:
+        """Forget lesson modules edited since they were imported, so `mkdocs serve` runs the edited code.
+
+        The runner's own modules (this one, the store, i18n, project) stay: an edit to them needs a restart.
+        """
+        keep = {"attention_lesson.site.runner", "attention_lesson.site.store", "attention_lesson.site.i18n",
+                "attention_lesson.site.project", "attention_lesson.site"}
+        for name, module in list(sys.modules.items()):
+            if name.split(".")[0] != "attention_lesson" or name in keep:
+                continue
+            path = getattr(module, "__file__", None)
+            with contextlib.suppress(OSError, TypeError):
+                if path and Path(path).stat().st_mtime > self._imported_at:
+                    del sys.modules[name]
+        self._imported_at = time.time()
+
+
+def _describe(error: BaseException, title: str, filename: str) -> str:
+    """`title, line N: Type: message` — the line in the block (or in the snippet file, which is the block)."""
+    if isinstance(error, SyntaxError) and error.filename == filename:
+        return f"{title}, line {error.lineno}: SyntaxError: {error.msg}"
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    where = f", line {frames[-1].lineno}" if frames else ""
+    message = str(error).strip().splitlines()
+    return f"{title}{where}: {type(error).__name__}" + (f": {message[-1]}" if message else "")
+
+
+RUNNER = Runner()
+"""The process's runner: it outlives `mkdocs serve` rebuilds (the hooks module is reloaded for every one)."""
+
+
+# -- the python fence, on markdown-exec's public API ----------------------------------------------------------
+
+_TYPO = re.compile(r"^[a-z]+$")
+
+
+def validator(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any], md) -> bool:
+    """markdown-exec's validator, and a clear error for an option it does not know (``sesion="x"``)."""
+    unknown = sorted(k for k in inputs if k not in OPTIONS and _TYPO.match(k))
+    exec_value = inputs.get("exec")
+    if exec_value is not None and exec_value.lower() not in {"on", "off", "yes", "no", "true", "false", "1", "0"}:
+        raise BlockError(f'a python block has exec="{exec_value}": write exec="on" (or leave it out to show '
+                         "the code without running it)")
+    accepted = markdown_exec.validator(language, inputs, options, attrs, md)
+    if accepted and unknown:
+        title = (options.get("extra") or {}).get("title") or "a python block"
+        raise BlockError(f"{title}: unknown option {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
+    return accepted
+
+
+def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md, **kwargs: Any) -> str:
+    """Run a block through :data:`RUNNER` and render it with markdown-exec, code and output in the page's
+    language."""
+    runner = RUNNER
+    title = (options.get("extra") or {}).get("title", "")
+
+    def run(code: str, returncode: int | None = None, session: str | None = None, id: str = "", **extra) -> str:  # noqa: A002
+        return runner.run(code, session=session or "", title=title)
+
+    def shown(code: str) -> tuple[str, str]:
+        try:
+            return code, i18n.localize_source(code, runner.lang)
+        except (SyntaxError, ValueError) as error:
+            raise BlockError(f"{title or 'a python block'}: {error}") from None
+
+    return markdown_exec.base_format(language=language, run=run, code=source, md=md, transform_source=shown,
+                                     **options)
+
+
+def values(session: str, compute: Callable[[dict[str, Any]], dict[str, str]]) -> dict[str, str]:
+    """Values computed from a session's names (the prose's {{ measured.* }}), stored like a block's output."""
+    runner = RUNNER
+    chain = runner.chain(session)
+    if chain is None:
+        raise KeyError(session)
+    key = project.digest(chain, "values")
+    stored = runner.store.get(key)
+    if isinstance(stored, dict):
+        return stored
+    computed = compute(runner.namespace(session))
+    runner.store.put(key, computed)
+    return computed
