@@ -179,7 +179,8 @@ def format_report(report: Report) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_lesson.site.translations", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m attention_lesson.site.translations",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("langs", nargs="*", help="language codes (default: every language folder)")
     args = parser.parse_args(argv)
     try:
