@@ -279,7 +279,8 @@ def run_measured(cmd: list[str], cwd: Path, environment: dict[str, str], what: s
         if returncode != 0:
             err.seek(0)
             out.seek(0)
-            status = f"still running after {timeout:.0f} s, killed" if returncode is None else f"exited {returncode}"
+            status = (f"still running after {timeout:.0f} s, killed" if returncode is None
+                      else f"exited {returncode} after {elapsed:.1f} s")
             raise BuildFailed(f"{what} {status} ({' '.join(cmd[1:])} in {cwd}):\n"
                               f"{tail(out.read(), 1500)}\n--- stderr ---\n{tail(err.read())}")
     return Run(elapsed, peak / 2**20)
@@ -831,7 +832,7 @@ def main() -> int:
                 build_rows, site = measure_build(work, args.repeat)
                 return build_rows
 
-            attempt("(c)", [Row("(c) cold build, all languages", None, 0, "s")], measure_c)
+            attempt("(c)", [Row("(c) cold build, all languages", None, None, "s")], measure_c)
         if only & {"a", "b"}:
             if args.site:
                 site = args.site.resolve()
