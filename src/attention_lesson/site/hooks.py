@@ -145,10 +145,39 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return notebooks.prepare(files, config, lang)  # the exercise notebooks, run by the runner
 
 
-def _status_page() -> str:
-    """Language × page → translated / outdated / missing, regenerated at every build from the check."""
+def _status_table() -> dict:
+    """Page → language → translated / outdated / missing, and each language's label coverage.
+
+    The same for every language's build, so it is computed once per state of the sources (git HEAD, the pages,
+    strings.yml, snippets/) and stored: the language builds and `mkdocs serve` rebuilds read it.
+    """
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project.ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        head = ""  # not a git checkout: no page is outdated (translations.check says the same)
+    sources = sorted([*(project.ROOT / "docs").glob("*/*.md"), *(project.ROOT / "docs").glob("*/strings.yml"),
+                      *(project.ROOT / "snippets").glob("*.py")])
+    key = project.digest("translation status", head, *(p.relative_to(project.ROOT).as_posix() for p in sources),
+                         *(p.read_bytes() for p in sources))
+    table = RUNNER.store.get(key)
+    if isinstance(table, dict):
+        return table
     codes = i18n.languages()
     reports = {code: translations.check(code) for code in codes}
+    table = {
+        "pages": {page: {code: reports[code].page_status(page) for code in codes}
+                  for page in translations.pages(i18n.DEFAULT_LANG)},
+        "coverage": {code: reports[code].label_coverage for code in codes},
+    }
+    RUNNER.store.put(key, table)
+    return table
+
+
+def _status_page() -> str:
+    """The translation status page, in this build's language, regenerated at every build from the check."""
+    table = _status_table()
+    codes = list(table["coverage"])
     word = {state: i18n.ui(f"status_{state}") for state in ("translated", "outdated", "missing")}
     names = [i18n.strings(code).get("name", code) for code in codes]
     lines = [
@@ -159,10 +188,9 @@ def _status_page() -> str:
         "| " + " | ".join([i18n.ui("status_page"), *names]) + " |",
         "|---" * (len(codes) + 1) + "|",
     ]
-    for page in translations.pages(i18n.DEFAULT_LANG):
-        cells = [word[reports[code].page_status(page)] for code in codes]
-        lines.append(f"| `{page}` | " + " | ".join(cells) + " |")
-    coverage = [f"{reports[code].label_coverage:.0%}" for code in codes]
+    for page, states in table["pages"].items():
+        lines.append(f"| `{page}` | " + " | ".join(word[states[code]] for code in codes) + " |")
+    coverage = [f"{table['coverage'][code]:.0%}" for code in codes]
     lines.append(f"| {i18n.ui('status_labels')} | " + " | ".join(coverage) + " |")
     return "\n".join(lines) + "\n"
 

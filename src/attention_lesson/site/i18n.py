@@ -211,8 +211,6 @@ def localize_source(source: str, lang: str | None = None) -> str:
     return _replace_tokens(source, edits) if edits else source
 
 
-localize_comments = localize_source  # the name the notebooks and older callers use
-
 _MARK = re.compile("\ue000(\\d+)\ue001")
 
 
