@@ -1,10 +1,12 @@
+"""Run on its own, this file imports the head from the package; the notebook shows the head's source instead."""
+
+from attention_lesson import attention_head
+
 # --8<-- [start:try]
 import math
 
 import torch
 import torch.nn.functional as F
-
-from attention_lesson import attention_head
 
 
 def rounded(values):  # 文字ごとの値を小数点以下 2 桁で、レッスンと同じ形で表示する

@@ -1,7 +1,9 @@
-# --8<-- [start:try]
-from itertools import pairwise
+"""Run on its own, this file imports the sweep from the package; the notebook shows the sweep's source instead."""
 
 from attention_lesson import cost_sweep, fitted_exponent
+
+# --8<-- [start:try]
+from itertools import pairwise
 
 points = cost_sweep([1000, 2000, 4000])  # 第 5 節のヘッドを T = 1000, 2000, 4000 で測る
 for p in points:

@@ -4,10 +4,16 @@ The snippets show the lesson's own listings line by line, because that is what a
 here are what the rest of the project reuses (the √d study, the cost sweep, the temperature slider, the
 exercises and the notebooks), each checking its input so that a wrong shape fails with a message that says what
 was expected instead of a broadcasting error three calls deeper.
+
+The parts between ``# --8<-- [start:NAME]`` and ``# --8<-- [end:NAME]`` are shown on the lesson's pages inside
+the listings that use them (pymdownx.snippets sections), so a listing copied from a page carries the
+definitions it needs and runs with torch alone: d2l's ``#@save``, the other way round. Each section therefore
+uses only the standard library, torch, and the sections before it.
 """
 
 from __future__ import annotations
 
+# --8<-- [start:imports]
 import math
 import statistics
 import time
@@ -17,10 +23,13 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+# --8<-- [end:imports]
+
 WORDS = "床前明月光"
 """The five characters of the lesson's running example (a line of a poem, the same in every language)."""
 
 
+# --8<-- [start:head]
 def _check_tensor(name: str, value: object, ndim: int) -> torch.Tensor:
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor with {ndim} dimensions, got {type(value).__name__}")
@@ -29,32 +38,11 @@ def _check_tensor(name: str, value: object, ndim: int) -> torch.Tensor:
     return value
 
 
-def averaging_weights(T: int) -> torch.Tensor:
-    """Lower-triangular T×T matrix whose row i averages positions 0..i (section 1)."""
-    if not isinstance(T, int) or T <= 0:
-        raise ValueError(f"T must be a positive int, got {T!r}")
-    weights = torch.ones(T, T).tril()
-    return weights / weights.sum(dim=1, keepdim=True)
-
-
 def causal_mask(T: int) -> torch.Tensor:
     """Boolean T×T mask, True where a position may look (itself and the past)."""
     if not isinstance(T, int) or T <= 0:
         raise ValueError(f"T must be a positive int, got {T!r}")
     return torch.ones(T, T, dtype=torch.bool).tril()
-
-
-def softmax_weights(scores: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
-    """softmax(scale · scores): a larger scale concentrates the weights (section 2's ×5 line)."""
-    _check_tensor("scores", scores, 1)
-    if not math.isfinite(scale):
-        raise ValueError(f"scale must be a finite number, got {scale!r}")
-    return F.softmax(scores * scale, dim=-1)
-
-
-def temperature_sweep(scores: torch.Tensor, scales: Sequence[float]) -> list[list[float]]:
-    """Weights for each scale, precomputed for the page's slider so the browser runs no Python."""
-    return [softmax_weights(scores, s).tolist() for s in scales]
 
 
 def attention_head(
@@ -84,6 +72,28 @@ def attention_head(
     if causal:
         scores = scores.masked_fill(~causal_mask(T), float("-inf"))
     return F.softmax(scores, dim=-1) @ v
+# --8<-- [end:head]
+
+
+def averaging_weights(T: int) -> torch.Tensor:
+    """Lower-triangular T×T matrix whose row i averages positions 0..i (section 1)."""
+    if not isinstance(T, int) or T <= 0:
+        raise ValueError(f"T must be a positive int, got {T!r}")
+    weights = torch.ones(T, T).tril()
+    return weights / weights.sum(dim=1, keepdim=True)
+
+
+def softmax_weights(scores: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
+    """softmax(scale · scores): a larger scale concentrates the weights (section 2's ×5 line)."""
+    _check_tensor("scores", scores, 1)
+    if not math.isfinite(scale):
+        raise ValueError(f"scale must be a finite number, got {scale!r}")
+    return F.softmax(scores * scale, dim=-1)
+
+
+def temperature_sweep(scores: torch.Tensor, scales: Sequence[float]) -> list[list[float]]:
+    """Weights for each scale, precomputed for the page's slider so the browser runs no Python."""
+    return [softmax_weights(scores, s).tolist() for s in scales]
 
 
 def masked_weights(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -99,6 +109,7 @@ def masked_weights(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return F.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
 
 
+# --8<-- [start:scaling]
 @dataclass(frozen=True)
 class ScalingRow:
     """One row of the √d table: how spread the dot products are and how peaked softmax gets."""
@@ -144,8 +155,10 @@ def scaling_study(
         scaled = F.softmax(scores / math.sqrt(d), dim=-1).amax(dim=-1).mean().item()
         rows.append(ScalingRow(d, dot_std, math.sqrt(d), unscaled, scaled))
     return rows
+# --8<-- [end:scaling]
 
 
+# --8<-- [start:cost]
 @dataclass(frozen=True)
 class CostPoint:
     """Median time (seconds) of one forward pass at sequence length T, for the lesson's head and for SDPA."""
@@ -226,3 +239,4 @@ def fitted_exponent(lengths: Sequence[float], values: Sequence[float]) -> float:
     ys = [math.log(v) for v in values]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+# --8<-- [end:cost]

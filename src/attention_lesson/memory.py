@@ -23,6 +23,7 @@ the same function falls back to the plain math path and needs T×T matrices too 
 
 from __future__ import annotations
 
+# --8<-- [start:imports]
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -32,9 +33,12 @@ from dataclasses import dataclass
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from attention_lesson.core import cost_cases
+# --8<-- [end:imports]
+from attention_lesson.core import cost_cases  # on the page, the cost section of core.py stands before this one
 
 
+
+# --8<-- [start:memory]
 @dataclass(frozen=True)
 class MemoryPoint:
     """Peak bytes of one forward pass at sequence length T."""
@@ -103,3 +107,4 @@ def cost_memory(
                     peak_memory_bytes(calls["sdpa_2d"]))
         for T, calls in cost_cases(lengths, d_model=d_model, d_head=d_head, seed=seed)
     ]
+# --8<-- [end:memory]

@@ -20,6 +20,8 @@
 # The input and the weight matrices are the fifth section's (same random seed, same shapes).
 
 # %%
+--8<-- "src/attention_lesson/core.py:imports"
+--8<-- "src/attention_lesson/core.py:head"
 --8<-- "snippets/exercise_2.py:try"
 
 # %% [markdown]

@@ -20,6 +20,9 @@
 # the machine gets in the way. `cost_sweep` makes one warm-up call, then times five and returns the median.
 
 # %%
+--8<-- "src/attention_lesson/core.py:imports"
+--8<-- "src/attention_lesson/core.py:head"
+--8<-- "src/attention_lesson/core.py:cost"
 --8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]

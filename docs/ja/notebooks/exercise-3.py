@@ -18,6 +18,9 @@
 # 第 5 節のヘッドの系列の長さを 5 から 1000、2000、4000 に変えて、それぞれの時間を測ります。`time.time()` で 1 回だけ測ると、最初の呼び出し（メモリの確保など）や他の処理の影響で値がぶれます。`cost_sweep` は 1 回空打ちしてから 5 回測り、その中央値を返します。
 
 # %%
+--8<-- "src/attention_lesson/core.py:imports"
+--8<-- "src/attention_lesson/core.py:head"
+--8<-- "src/attention_lesson/core.py:cost"
 --8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]

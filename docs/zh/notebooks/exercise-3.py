@@ -18,6 +18,9 @@
 # 把第五节那个头的序列长度从 5 改成 1000、2000、4000，测每个长度花的时间。用 `time.time()` 只测一次，数值会受第一次调用（分配内存等）和机器上其他任务的影响而波动。`cost_sweep` 先空跑一次，再测五次，返回中位数。
 
 # %%
+--8<-- "src/attention_lesson/core.py:imports"
+--8<-- "src/attention_lesson/core.py:head"
+--8<-- "src/attention_lesson/core.py:cost"
 --8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]

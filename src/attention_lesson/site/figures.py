@@ -17,6 +17,7 @@ white and the dark palette's #1e2129. The output is byte-identical from one buil
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import io
@@ -271,11 +272,17 @@ def scores_svg(
         return _render(fig, ui("fig_scores_alt"), "scores")
 
 
+def _shaped_like(value: object, record: type) -> bool:
+    """Whether value has every field of the dataclass `record`. Not isinstance: a page's listing defines its
+    own copy of the class (the package's source, shown on the page), which is another class object."""
+    return all(hasattr(value, f.name) for f in dataclasses.fields(record))
+
+
 def scaling_svg(rows: Sequence[ScalingRow]) -> str:
     """Section 4's √d study (core.scaling_study): the std of the dot products next to √d, and the mean
     largest weight of a row with and without dividing by √d, against d on a log₂ axis."""
     rows = list(rows)
-    if not rows or not all(isinstance(r, ScalingRow) for r in rows):
+    if not rows or not all(_shaped_like(r, ScalingRow) for r in rows):
         raise ValueError("rows must be a non-empty list of ScalingRow (from core.scaling_study)")
     ds = [r.d for r in rows]
 
@@ -350,7 +357,7 @@ def cost_svg(points: Sequence[CostPoint]) -> str:
     """Exercise 3's timing (core.cost_sweep): milliseconds per forward pass against T on log-log axes, for
     the lesson's head and for SDPA, with the slope fitted by core.fitted_exponent in the legend."""
     points = list(points)
-    if len(points) < 2 or not all(isinstance(p, CostPoint) for p in points):
+    if len(points) < 2 or not all(_shaped_like(p, CostPoint) for p in points):
         raise ValueError("points must be a list of at least two CostPoint (from core.cost_sweep)")
     if any(p.naive_s <= 0 or p.sdpa_s <= 0 for p in points):
         raise ValueError("every time must be positive to be drawn on a log axis")
@@ -374,7 +381,7 @@ def memory_svg(points: Sequence) -> str:
     from attention_lesson.memory import MemoryPoint
 
     points = list(points)
-    if len(points) < 2 or not all(isinstance(p, MemoryPoint) for p in points):
+    if len(points) < 2 or not all(_shaped_like(p, MemoryPoint) for p in points):
         raise ValueError("points must be a list of at least two MemoryPoint (from memory.cost_memory)")
     if any(p.naive_bytes <= 0 or p.sdpa_bytes <= 0 for p in points):
         raise ValueError("every peak must be positive to be drawn on a log axis")

@@ -136,7 +136,14 @@ def expand_includes(code: str, source: Path) -> str:
             if start not in stripped or end not in stripped:
                 raise NotebookError(f"{_display(source)}: no section {match['section']!r} in {match['path']}")
             text = text[stripped.index(start) + 1 : stripped.index(end)]
-        lines += [t for t in text if not t.strip().startswith("# --8<-- [")]
+        text = [t for t in text if not t.strip().startswith("# --8<-- [")]
+        while text and not text[0].strip():
+            text.pop(0)
+        while text and not text[-1].strip():
+            text.pop()
+        if lines and lines[-1].strip():
+            lines += ["", ""]  # two included parts: PEP 8's two blank lines between them
+        lines += text
     return "\n".join(lines).strip("\n")
 
 
