@@ -50,7 +50,7 @@ SEARCHES = [
     ("ja", "因果", "causal-mask/"),  # 因果マスク：後ろを覗いてはいけない
     ("ja", "スケーリング", "scaling/"),  # このステップを**スケーリング**と呼びます
     ("ja", "クエリ", "query-key/"),  # クエリとキー：…
-    ("ja", "ソフトマックス", "query-key/"),  # where softmax is introduced (スコアは softmax で重みに変わり)
+    ("ja", "ソフトマックス", "query-key/"),  # where softmax is introduced; the scores figure's caption names it
     ("ja", "因果マスク", "causal-mask/"),
     ("en", "attention", ""),
     ("en", "causal", "causal-mask/"),
