@@ -5,7 +5,7 @@ from attention_lesson import cost_sweep, fitted_exponent
 # --8<-- [start:try]
 from itertools import pairwise
 
-points = cost_sweep([1000, 2000, 4000])  # 第 5 節のヘッドを T = 1000, 2000, 4000 で測る
+points = cost_sweep([1000, 2000, 4000])  # 「完全なアテンションヘッド」のヘッドを T = 1000, 2000, 4000 で測る
 for p in points:
     print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
 # --8<-- [end:try]

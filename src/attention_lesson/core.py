@@ -52,7 +52,7 @@ def attention_head(
     W_v: torch.Tensor,
     causal: bool = True,
 ) -> torch.Tensor:
-    """One attention head, softmax(QKᵀ/√d)V, as in section 5 of the lesson.
+    """One attention head, softmax(QKᵀ/√d)V, as on the lesson's page "A complete attention head".
 
     x is (T, d_model); W_q and W_k are (d_model, d_head); W_v is (d_model, d_value).
     """
@@ -76,7 +76,7 @@ def attention_head(
 
 
 def averaging_weights(T: int) -> torch.Tensor:
-    """Lower-triangular T×T matrix whose row i averages positions 0..i (section 1)."""
+    """Lower-triangular T×T matrix whose row i averages positions 0..i (the averaging page)."""
     if not isinstance(T, int) or T <= 0:
         raise ValueError(f"T must be a positive int, got {T!r}")
     weights = torch.ones(T, T).tril()
@@ -84,7 +84,7 @@ def averaging_weights(T: int) -> torch.Tensor:
 
 
 def softmax_weights(scores: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
-    """softmax(scale · scores): a larger scale concentrates the weights (section 2's ×5 line)."""
+    """softmax(scale · scores): a larger scale concentrates the weights (the ×5 line of "Queries and keys")."""
     _check_tensor("scores", scores, 1)
     if not math.isfinite(scale):
         raise ValueError(f"scale must be a finite number, got {scale!r}")
@@ -97,7 +97,7 @@ def temperature_sweep(scores: torch.Tensor, scales: Sequence[float]) -> list[lis
 
 
 def masked_weights(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """softmax of scores with the positions where mask is False set to -inf first (section 3)."""
+    """softmax of scores with the positions where mask is False set to -inf first (the causal-mask page)."""
     _check_tensor("scores", scores, 2)
     _check_tensor("mask", mask, 2)
     if mask.shape[0] != mask.shape[1]:
@@ -129,7 +129,7 @@ def scaling_study(
     T: int = 5,
     seed: int = 0,
 ) -> list[ScalingRow]:
-    """Measure why attention divides by √d (section 4).
+    """Measure why attention divides by √d (the scaling page).
 
     The lesson printed one random draw per row, which wobbles by several hundredths; this averages the std over
     n_dots dot products and the row maximum over n_matrices T×T score matrices, so the table is stable enough to
@@ -197,8 +197,8 @@ def cost_cases(
     """For each T, the calls the cost page measures (timed by cost_sweep, weighed by memory.cost_memory).
 
     "naive" is the lesson's head; "sdpa" is PyTorch's SDPA on (batch, heads, T, d), the shape that selects
-    its fused CPU kernel; "sdpa_2d" is SDPA on (T, d) as section 5 calls it, which falls back to the plain T×T
-    computation. The projections x @ W run inside every call, so all of them do the same work around attention.
+    its fused CPU kernel; "sdpa_2d" is SDPA on (T, d) as the head page calls it, which falls back to the plain
+    T×T computation. The projections x @ W run inside every call, so all of them do the same work around attention.
     """
     if not lengths or any(not isinstance(T, int) or T <= 0 for T in lengths):
         raise ValueError(f"lengths must be positive ints, got {list(lengths)!r}")

@@ -18,7 +18,7 @@ What the numbers show: the lesson's head builds T×T score, mask and weight matr
 ``F.scaled_dot_product_attention`` given (batch, heads, T, d) tensors runs the fused CPU kernel, which walks
 the keys in blocks and never holds a T×T matrix: its peak hardly grows with T. Given 2-d (T, d) tensors,
 the same function falls back to the plain math path and needs T×T matrices too (and is far slower);
-``sdpa_2d_bytes`` records that call, the shape section 5 compares with.
+``sdpa_2d_bytes`` records that call, the shape the head page ("A complete attention head") compares with.
 """
 
 from __future__ import annotations

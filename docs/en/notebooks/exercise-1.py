@@ -15,10 +15,10 @@
 # %% [markdown]
 # # Exercise 1: change the query of 光
 #
-# In the second section, the query of 光, `[1, 0]`, looked for things related to the sky (明, 月).
+# On the page "Queries and keys", the query of 光, `[1, 0]`, looked for things related to the sky (明, 月).
 # How do the weights change when the query becomes `[0, 1]` (looking for things related to location)?
 #
-# The keys are the second section's: the first column is "related to the sky", the second "related to
+# The keys are that page's: the first column is "related to the sky", the second "related to
 # location".
 
 # %%
@@ -26,7 +26,7 @@
 
 # %% [markdown]
 # **Answer:** the scores become the keys' second column, and the weight moves from 明 and 月 to 床 and 前.
-# Multiplying the scores by 5 concentrates the weights further, as in the second section.
+# Multiplying the scores by 5 concentrates the weights further, as on "Queries and keys".
 
 # %%
 --8<-- "snippets/exercise_1.py:answer"

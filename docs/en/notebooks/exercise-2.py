@@ -15,9 +15,9 @@
 # %% [markdown]
 # # Exercise 2: remove the causal mask
 #
-# Remove the causal mask from the fifth section's head and compare with PyTorch's built-in
+# Remove the causal mask from the head of "A complete attention head" and compare with PyTorch's built-in
 # `scaled_dot_product_attention(..., is_causal=False)`.
-# The input and the weight matrices are the fifth section's (same random seed, same shapes).
+# The input and the weight matrices are that page's (same random seed, same shapes).
 
 # %%
 --8<-- "src/attention_lesson/core.py:imports"

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # Exercise 3: sequence length and time
 #
-# Change the sequence length of the fifth section's head from 5 to 1000, 2000 and 4000, and time each.
-# A single `time.time()` measurement wobbles: the first call pays for memory allocation, and other work on
-# the machine gets in the way. `cost_sweep` makes one warm-up call, then times five and returns the median.
+# Change the sequence length of the head of "A complete attention head" from 5 to 1000, 2000 and 4000, and
+# time each. A single `time.time()` measurement wobbles: the first call pays for memory allocation, and other
+# work on the machine gets in the way. `cost_sweep` makes one warm-up call, then times five and returns the median.
 
 # %%
 --8<-- "src/attention_lesson/core.py:imports"

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 練習問題 2：因果マスクを外す
 #
-# 第 5 節のヘッドから因果マスクを取り除き、PyTorch 組み込みの `scaled_dot_product_attention(..., is_causal=False)` と比べます。入力と重み行列は第 5 節と同じものです（同じ乱数の種、同じ形）。
+# 「完全なアテンションヘッド」の節のヘッドから因果マスクを取り除き、PyTorch 組み込みの `scaled_dot_product_attention(..., is_causal=False)` と比べます。入力と重み行列はその節と同じものです（同じ乱数の種、同じ形）。
 
 # %%
 --8<-- "src/attention_lesson/core.py:imports"
