@@ -106,8 +106,8 @@ def test_sessions_belong_to_a_page(runner):
 def test_a_raising_block_names_its_title_line_and_exception(runner):
     with pytest.raises(BlockError) as error:
         runner.run("x = 1\n\nraise RuntimeError('broken on purpose')\n", session="s", title="snippets/x.py")
-    assert str(error.value) == "snippets/x.py, line 3: RuntimeError: broken on purpose"
-    with pytest.raises(BlockError, match=r"snippets/y.py, line 1: SyntaxError"):
+    assert str(error.value) == "page.md: snippets/x.py, line 3: RuntimeError: broken on purpose"
+    with pytest.raises(BlockError, match=r"page.md: snippets/y.py, line 1: SyntaxError"):
         runner.run("print(\n", title="snippets/y.py")
 
 

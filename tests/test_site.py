@@ -95,10 +95,12 @@ def test_a_missing_snippet_file_fails_the_build_naming_it(project_copy, tmp_path
     assert "snippets/causal_mask.py" in proc.stderr
 
 
-def test_a_broken_link_fails_the_build_naming_the_page(project_copy, tmp_path):
+@pytest.mark.parametrize("flags", [[], ["-q"]], ids=["default", "quiet"])
+def test_a_broken_link_fails_the_build_naming_the_page(project_copy, tmp_path, flags):
     page = project_copy / "docs" / "ja" / "values.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n[次へ](no-such-page.md)\n", encoding="utf-8")
-    proc = build_site(project_copy, tmp_path / "site", check=False)
+    proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(tmp_path / "site")],
+               cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode != 0
     assert "values.md" in proc.stderr and "no-such-page.md" in proc.stderr
 

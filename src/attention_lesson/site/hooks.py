@@ -62,12 +62,29 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     STATE.command = getattr(RUNNER, "command", "build")
     STATE.started = time.perf_counter()
+    mkdocs_log = logging.getLogger("mkdocs")
+    if config.strict and mkdocs_log.level > logging.WARNING:
+        # `-q` raises the logger's level past WARNING, so strict mode's counter never sees a warning (a broken
+        # link, a missing anchor) and a quiet strict build would pass. Every warning fails a strict build, so
+        # it is shown and counted at every log level.
+        mkdocs_log.setLevel(logging.WARNING)
     lang = os.environ.get("LESSON_LANG") or project.DEFAULT_LANG
     try:
         i18n.check_language(lang)
-        strings = i18n.strings(lang)
     except ValueError as error:
         raise PluginError(f"LESSON_LANG: {error}") from None
+    problems = [p for code in i18n.languages() for p in i18n.validate(code)]
+    try:
+        strings = i18n.strings(lang)
+    except i18n.StringsError as error:  # this build's own language is broken: nothing to show
+        raise PluginError("\n".join(error.problems)) from None
+    if problems and STATE.command != "serve":  # a build publishes every language, so every one must be sound
+        raise PluginError("\n".join(problems))
+    for problem in problems:
+        # `mkdocs serve` goes on with the sound languages. Printed, not logged: strict mode counts every logged
+        # warning or error and would stop the preview of the languages that are fine.
+        print(f"ERROR    -  {problem} (this language is left out of the preview until it is fixed)",
+              file=sys.stderr)
     STATE.lang = lang
     i18n.set_language(lang)
 
@@ -84,7 +101,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             "lang": code,
             "link": _prefix(code) if lang == project.DEFAULT_LANG else ("../" + _prefix(code) if code != lang else ""),
         }
-        for code in i18n.languages()
+        for code in i18n.usable_languages()
     ]
     config.extra["lesson_lang"] = lang
 
@@ -163,7 +180,7 @@ def _status_table() -> dict:
     table = RUNNER.store.get(key)
     if isinstance(table, dict):
         return table
-    codes = i18n.languages()
+    codes = i18n.usable_languages()
     reports = {code: translations.check(code) for code in codes}
     table = {
         "pages": {page: {code: reports[code].page_status(page) for code in codes}
@@ -195,8 +212,37 @@ def _status_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _source(page: Page) -> str:
+    """The page's file as an editor knows it: docs/<code>/<page>.md."""
+    try:
+        return Path(page.file.abs_src_path).resolve().relative_to(project.ROOT).as_posix()
+    except (TypeError, ValueError):
+        return page.file.src_uri
+
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
+
+
+def _check_fences(markdown: str, where: str) -> None:
+    """A fence left open turns the rest of the page into code without a word: name its line instead."""
+    opened: tuple[int, str] | None = None
+    for number, line in enumerate(markdown.splitlines(), 1):
+        match = FENCE.match(line)
+        if not match:
+            continue
+        fence = match["fence"]
+        if opened is None:
+            opened = (number, fence)
+        elif fence[0] == opened[1][0] and len(fence) >= len(opened[1]) and not line.strip()[len(fence):].strip():
+            opened = None
+    if opened is not None:
+        raise PluginError(f"{where}:{opened[0]}: the code fence opened here ({opened[1]}) is never closed; "
+                          f"add a line with {opened[1]} after its code")
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    RUNNER.begin_page(page.file.src_uri)
+    RUNNER.begin_page(_source(page))
+    _check_fences(markdown, _source(page))
     if not getattr(page.file, "fallback", False):
         return markdown
     depth = page.url.count("/") + 1  # the page's folder, then the language folder, reach the Japanese root
@@ -216,8 +262,8 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
     html = _fill_measured(html, page)
     if RUNNER.take_rerender():
-        log.info("%s: a stored result was replaced by a new run; rendering the page again", page.file.src_uri)
-        RUNNER.begin_page(page.file.src_uri)
+        log.info("%s: a stored result was replaced by a new run; rendering the page again", _source(page))
+        RUNNER.begin_page(_source(page))
         page.render(config, files)
         html = _fill_measured(page.content, page)
     return html
@@ -235,12 +281,12 @@ def _fill_measured(html: str, page: Page) -> str:
         name = match[1]
         session = claims.NAMES.get(name)
         if session is None:
-            raise PluginError(f"{page.file.src_uri}: unknown {match[0]}; known: {', '.join(sorted(claims.NAMES))}")
+            raise PluginError(f"{_source(page)}: unknown {match[0]}; known: {', '.join(sorted(claims.NAMES))}")
         if name not in found:
             try:
                 found.update(values(session, claims.SESSIONS[session]))
             except KeyError:
-                raise PluginError(f"{page.file.src_uri}: {match[0]} is measured by the session {session!r}, "
+                raise PluginError(f"{_source(page)}: {match[0]} is measured by the session {session!r}, "
                                   "which this page does not run") from None
         return found[name]
 

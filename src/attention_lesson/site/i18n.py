@@ -17,11 +17,13 @@ Japanese, and the completeness check reports it.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import io
 import logging
 import os
 import re
+import string
 import tokenize
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +53,19 @@ def languages() -> list[str]:
     return sorted(found, key=lambda code: code != DEFAULT_LANG)
 
 
+def usable_languages() -> list[str]:
+    """The languages whose strings.yml has no mistake (see :func:`validate`): `mkdocs serve` keeps serving
+    these when a translator's file is broken."""
+    usable = []
+    for code in languages():
+        try:
+            strings(code)
+        except StringsError:
+            continue
+        usable.append(code)
+    return usable
+
+
 def check_language(lang: str) -> str:
     """Return lang if a folder exists for it, else raise ValueError naming the choices."""
     available = languages()
@@ -59,16 +74,121 @@ def check_language(lang: str) -> str:
     return lang
 
 
-@functools.cache
-def _load(lang: str, mtime: float) -> dict[str, Any]:
+class StringsError(ValueError):
+    """A language's strings.yml cannot be used: one line per problem, each naming the file, line and key."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+KEYS: dict[str, type] = {"name": str, "site_name": str, "labels": dict, "ui": dict, "comments": dict,
+                         "literals": dict, "search": dict}
+"""The top-level keys of strings.yml and what each holds."""
+TEXT_TABLES = ("labels", "ui", "comments", "literals")
+
+
+def _where(lang: str, node: yaml.Node | None = None) -> str:
+    place = f"docs/{lang}/{STRINGS_FILE}"
+    return f"{place}:{node.start_mark.line + 1}:{node.start_mark.column + 1}" if node is not None else place
+
+
+def _kind(node: yaml.Node) -> str:
+    return {yaml.MappingNode: "a mapping", yaml.SequenceNode: "a list"}.get(type(node), "a single value")
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def validate(lang: str) -> list[str]:
+    """Every mistake in docs/<lang>/strings.yml, one line each: ``file:line:column: key: what was expected``.
+
+    The translators' check and the build both report these (and nothing else runs on a broken file), so a
+    translator reads one line naming their file instead of a traceback from wherever the text was first used.
+    """
     path = docs_dir() / lang / STRINGS_FILE
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: not valid YAML: {error}") from error
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
-    return data
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{_where(lang)}:{mark.line + 1}:{mark.column + 1}" if mark else _where(lang)
+        return [f"{where}: not valid YAML: {error.problem or error.context}"
+                + (f" ({error.context})" if error.context and error.problem else "")]
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        return [f"{_where(lang)}: not valid YAML: {error}"]
+    if root is None:
+        return [f"{_where(lang)}: the file is empty; start from a copy of docs/{DEFAULT_LANG}/{STRINGS_FILE}"]
+    if not isinstance(root, yaml.MappingNode):
+        return [f"{_where(lang, root)}: expected a mapping of keys ({', '.join(KEYS)}), found {_kind(root)}"]
+    source = {} if lang == DEFAULT_LANG else _load(DEFAULT_LANG, _mtime(DEFAULT_LANG))
+    problems = []
+    for key_node, value in root.value:
+        key = key_node.value
+        if key not in KEYS:
+            near = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; known keys: {', '.join(KEYS)}"
+            problems.append(f"{_where(lang, key_node)}: unknown key {key!r}{hint}")
+            continue
+        if KEYS[key] is str:
+            if not isinstance(value, yaml.ScalarNode) or not str(value.value).strip():
+                problems.append(f"{_where(lang, value)}: {key}: expected the language's own text, found "
+                                + ("nothing" if isinstance(value, yaml.ScalarNode) else _kind(value)))
+            continue
+        if not isinstance(value, yaml.MappingNode):
+            if not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
+                problems.append(f"{_where(lang, value)}: {key}: expected a mapping (key: text, one per line), "
+                                f"found {_kind(value)}")
+            continue
+        if key not in TEXT_TABLES:
+            continue
+        reference = source.get(key) or {}
+        for item_key, item in value.value:
+            name = f"{key}.{item_key.value}" if key in ("labels", "ui") else f"{key} «{item_key.value}»"
+            if not isinstance(item, yaml.ScalarNode):
+                problems.append(f"{_where(lang, item)}: {name}: expected one line of text, found {_kind(item)}")
+                continue
+            text = str(item.value)
+            if key in ("comments", "literals"):
+                if "\n" in text.strip("\n") or "\r" in text:
+                    problems.append(f"{_where(lang, item)}: {name}: must be one line: a line break would change "
+                                    "the code shown on the page")
+                continue
+            try:
+                found = _placeholders(text)
+            except ValueError as error:
+                problems.append(f"{_where(lang, item)}: {name}: {error}; write a literal brace as {{{{ or }}}}")
+                continue
+            original = reference.get(item_key.value)
+            if not isinstance(original, str):
+                continue
+            expected = _placeholders(original)
+            missing, extra = sorted(expected - found), sorted(found - expected)
+            if len(missing) == 1 and len(extra) == 1:  # the usual slip: one placeholder typed differently
+                problems.append(f"{_where(lang, item)}: {name}: the placeholder {{{extra[0]}}} should be "
+                                f"{{{missing[0]}}}, as in the Japanese text")
+                continue
+            for missing in sorted(expected - found):
+                problems.append(f"{_where(lang, item)}: {name}: the placeholder {{{missing}}} is missing "
+                                f"(the Japanese text has {', '.join(f'{{{p}}}' for p in sorted(expected))})")
+            for extra in sorted(found - expected):
+                known = ", ".join(f"{{{p}}}" for p in sorted(expected)) or "none"
+                problems.append(f"{_where(lang, item)}: {name}: unknown placeholder {{{extra}}}; "
+                                f"the Japanese text has {known}")
+    return problems
+
+
+def _mtime(lang: str) -> float:
+    return (docs_dir() / lang / STRINGS_FILE).stat().st_mtime
+
+
+@functools.cache
+def _load(lang: str, mtime: float) -> dict[str, Any]:
+    problems = validate(lang)
+    if problems:
+        raise StringsError(problems)
+    path = docs_dir() / lang / STRINGS_FILE
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 def strings(lang: str) -> dict[str, Any]:

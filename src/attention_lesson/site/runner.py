@@ -94,14 +94,22 @@ class Runner:
         """Begin a build of `lang`: a new environment key, empty sessions, and fresh lesson modules."""
         self._refresh_modules()
         self.lang, self.store = lang, store
-        self.languages = i18n.languages()
+        self.languages = i18n.usable_languages()
         self.environment = project.environment_key()
         self.stats = Stats()
         self._page, self._sessions, self._rerender = "", {}, False
 
     def begin_page(self, page: str) -> None:
-        """Sessions belong to a page: a page never sees another page's names, whatever the build order."""
+        """Sessions belong to a page: a page never sees another page's names, whatever the build order.
+
+        `page` (the page's file, e.g. ``docs/ja/cost.md``) also names the page in every error of its blocks."""
         self._page, self._sessions, self._rerender = page, {}, False
+
+    def where(self, title: str) -> str:
+        """A block's name in an error: its page and its title (the snippet file, or the notebook cell)."""
+        if not self._page or title.startswith(self._page):
+            return title
+        return f"{self._page}: {title}" if title else f"{self._page}: a Python block"
 
     def take_rerender(self) -> bool:
         """Whether the current page showed a stored result that a re-run has since replaced (then cleared)."""
@@ -116,7 +124,7 @@ class Runner:
     def run(self, code: str, *, session: str = "", title: str = "", lang: str | None = None) -> str:
         """The output of one block in `lang` (default: the build's language), from the store or run now."""
         lang = lang or self.lang
-        title = title or f"a Python block on {self._page or 'a page'}"
+        title = self.where(title)
         if session:
             state = self._session(session)
         else:  # no session: a namespace of its own
@@ -268,11 +276,11 @@ def validator(language: str, inputs: dict[str, str], options: dict[str, Any], at
     unknown = sorted(k for k in inputs if k not in OPTIONS and _TYPO.match(k))
     exec_value = inputs.get("exec")
     if exec_value is not None and exec_value.lower() not in {"on", "off", "yes", "no", "true", "false", "1", "0"}:
-        raise BlockError(f'a python block has exec="{exec_value}": write exec="on" (or leave it out to show '
-                         "the code without running it)")
+        raise BlockError(f'{RUNNER.where(inputs.get("title", ""))}: exec="{exec_value}": write exec="on" (or '
+                         "leave it out to show the code without running it)")
     accepted = markdown_exec.validator(language, inputs, options, attrs, md)
     if accepted and unknown:
-        title = (options.get("extra") or {}).get("title") or "a python block"
+        title = RUNNER.where((options.get("extra") or {}).get("title", ""))
         raise BlockError(f"{title}: unknown option {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
     return accepted
 
@@ -290,7 +298,7 @@ def formatter(source: str, language: str, css_class: str, options: dict[str, Any
         try:
             return code, i18n.localize_source(code, runner.lang)
         except (SyntaxError, ValueError) as error:
-            raise BlockError(f"{title or 'a python block'}: {error}") from None
+            raise BlockError(f"{runner.where(title)}: {error}") from None
 
     return markdown_exec.base_format(language=language, run=run, code=source, md=md, transform_source=shown,
                                      **options)

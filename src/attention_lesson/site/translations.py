@@ -169,7 +169,8 @@ def format_report(report: Report) -> str:
         ("structural drift (must fix)", report.drift),
         ("missing pages (Japanese shown with a banner)", report.missing_pages),
         ("outdated pages (Japanese changed since)", report.outdated),
-        ("extra pages (no Japanese source)", report.extra_pages),
+        ("extra pages (no Japanese source: not in the navigation, so a strict build fails until "
+         f"docs/{i18n.DEFAULT_LANG}/ has the page too; remove it or add the Japanese page first)", report.extra_pages),
         ("missing labels (Japanese used)", report.missing_keys),
         ("extra keys (unused)", report.extra_keys),
         ("untranslated code comments", report.missing_comments),
@@ -188,8 +189,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             c for c in i18n.languages() if c != i18n.DEFAULT_LANG]
     except ValueError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
-    reports = [check(lang) for lang in langs]
-    print("\n\n".join(format_report(r) for r in reports))
+    reports, broken = [], []
+    for lang in langs:
+        try:
+            reports.append(check(lang))
+        except i18n.StringsError as error:
+            broken += error.problems
+    if reports:
+        print("\n\n".join(format_report(r) for r in reports))
+    if broken:  # one line per mistake, naming the file, line and key: exit 2, as for a bad argument
+        print("\n".join(f"{parser.prog}: error: {problem}" for problem in broken), file=sys.stderr)
+        return 2
     return 1 if any(r.drift for r in reports) else 0
 
 

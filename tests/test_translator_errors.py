@@ -1,0 +1,150 @@
+"""A translator's or an editor's mistake gets one clear line naming their file, never a traceback.
+
+Each case breaks a throwaway copy of the project the way a person would, then runs the translators' check and
+the strict build (quiet, as CI scripts run it): the check exits 2, the build fails, and both print one line
+naming the file and the key or line.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import STORE, run
+
+
+def check(project: Path, lang: str):
+    return run([sys.executable, "-m", "attention_lesson.site.translations", lang], cwd=project, check=False)
+
+
+def build(project: Path, site: Path, lang: str | None = None):
+    env = {"LESSON_LANG": lang} if lang else {}
+    return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)], cwd=project,
+               env=env, check=False)
+
+
+def lines_naming(output: str, needle: str) -> list[str]:
+    return [line for line in output.splitlines() if needle in line]
+
+
+@pytest.fixture
+def korean(project_copy) -> Path:
+    """A new language folder started as TRANSLATING.md says: a copy of the Japanese strings.yml."""
+    folder = project_copy / "docs" / "ko"
+    folder.mkdir()
+    shutil.copy(project_copy / "docs" / "ja" / "strings.yml", folder / "strings.yml")
+    return folder / "strings.yml"
+
+
+MISTAKES = {
+    "unclosed bracket": (lambda s: s.replace("labels:\n", "labels: [\n", 1),
+                         r"docs/ko/strings\.yml:\d+:\d+: not valid YAML: expected ',' or ']'"),
+    "list for a mapping": (lambda s: s.replace("labels:\n", "labels:\n  - a\nnot_labels:\n", 1),
+                           r"docs/ko/strings\.yml:\d+:\d+: labels: expected a mapping"),
+    "misspelled key": (lambda s: s.replace("labels:\n", "lables:\n", 1),
+                       r"docs/ko/strings\.yml:\d+:1: unknown key 'lables'; did you mean 'labels'\?"),
+    "renamed placeholder": (lambda s: s.replace("（傾き {slope:.1f}）", "（傾き {xx:.1f}）", 1),
+                            r"docs/ko/strings\.yml:\d+:\d+: ui\.fig_legend_naive: the placeholder \{xx\} "
+                            r"should be \{slope\}"),
+    "missing placeholder": (lambda s: s.replace("（傾き {slope:.1f}）", "", 1),
+                            r"docs/ko/strings\.yml:\d+:\d+: ui\.fig_legend_naive: the placeholder \{slope\} "
+                            r"is missing"),
+    "comment on two lines": (lambda s: s + 'comments:\n  "マスクなし": "no\\nmask"\n',
+                             r"docs/ko/strings\.yml:\d+:\d+: comments «マスクなし»: must be one line"),
+    "empty name": (lambda s: s.replace("name: 日本語", 'name: ""'),
+                   r"docs/ko/strings\.yml:2:\d+: name: expected the language's own text, found nothing"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_a_strings_mistake_is_one_line_from_the_check_and_the_build(korean, project_copy, tmp_path, mistake):
+    edit, expected = MISTAKES[mistake]
+    korean.write_text(edit(korean.read_text(encoding="utf-8")), encoding="utf-8")
+
+    proc = check(project_copy, "ko")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
+
+    proc = build(project_copy, tmp_path / "site")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
+    assert not (tmp_path / "site" / "index.html").exists()  # a broken language stops the whole build
+
+
+def test_an_extra_page_says_whether_it_is_published(project_copy, tmp_path):
+    page = project_copy / "docs" / "en" / "glossary.md"
+    page.write_text("# Glossary\n", encoding="utf-8")
+    proc = check(project_copy, "en")
+    assert proc.returncode == 0
+    line = lines_naming(proc.stdout, "extra pages")
+    assert line and "not in the navigation" in line[0] and "strict build fails" in line[0]
+    assert "glossary.md" in proc.stdout
+    proc = build(project_copy, tmp_path / "site", lang="en")
+    assert proc.returncode != 0 and "glossary.md" in proc.stderr
+
+
+EDITOR_MISTAKES = {
+    "misspelled option": ('```python exec="on" sesion="x" title="snippets/x.py"\nprint(1)\n```\n',
+                          "docs/ja/values.md: snippets/x.py: unknown option sesion"),
+    "unclosed fence": ("```python\nprint(1)\n", "docs/ja/values.md:14: the code fence opened here (```) is "
+                                                 "never closed"),
+    "undefined name": ('```python exec="on" session="values" title="figure: snippets/values.py"\n'
+                       "print(figure_of_nothing)\n```\n",
+                       "docs/ja/values.md: figure: snippets/values.py, line 1: NameError: name "
+                       "'figure_of_nothing' is not defined"),
+    "unknown measured value": ("{{ measured.std_512 }}\n", "docs/ja/values.md: unknown {{ measured.std_512 }}"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(EDITOR_MISTAKES))
+def test_an_editors_mistake_names_the_page_and_the_block(project_copy, tmp_path, mistake):
+    addition, expected = EDITOR_MISTAKES[mistake]
+    page = project_copy / "docs" / "ja" / "values.md"
+    text = page.read_text(encoding="utf-8")
+    assert len(text.splitlines()) == 12  # the fence line number in the expected message
+    page.write_text(text + "\n" + addition, encoding="utf-8")
+    proc = build(project_copy, tmp_path / "site", lang="ja")
+    assert proc.returncode != 0
+    assert expected in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_keeps_serving_when_another_language_is_broken(korean, project_copy):
+    korean.write_text(korean.read_text(encoding="utf-8").replace("labels:\n", "labels: [\n", 1), encoding="utf-8")
+    port = _free_port()
+    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project_copy / "src"), "LESSON_STORE": str(STORE),
+           "PATH": "/usr/bin:/bin"}
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "-a", f"127.0.0.1:{port}"],
+                              cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        status = None
+        while time.monotonic() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/values/", timeout=2) as response:
+                    status = response.status
+            except OSError:
+                time.sleep(0.3)
+        assert status == 200, "the Japanese preview went down with the broken Korean folder"
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0]
+    lines = [line for line in output.splitlines() if "docs/ko/strings.yml:" in line]
+    assert len(lines) == 1 and "not valid YAML" in lines[0], output[-2000:]
+    assert "Traceback" not in output
