@@ -35,11 +35,19 @@ def _cost(ns: dict[str, Any]) -> dict[str, str]:
 
     lengths = [p.T for p in ns["points"]]
     memory = ns["memory"]
+    times = [p.naive_s * 1000 for p in ns["points"]]  # the table's column: the head's milliseconds
+    # each length is twice the one before (1000, 2000, 4000): the time of the head per doubling of T
+    ratios = [after / before for before, after in zip(times, times[1:], strict=False)]
     return {
         # the T×T score table of a sequence twice as long, over the original's size
         "doubling_factor": f"{(lengths[1] / lengths[0]) ** 2:.0f}",
+        "time_ratio_low": f"{min(ratios):.1f}",
+        "time_ratio_high": f"{max(ratios):.1f}",
+        "time_exponent_naive": f"{fitted_exponent(lengths, times):.1f}",  # the table's last row, as printed
         "memory_exponent_naive": f"{fitted_exponent(lengths, [m.naive_bytes for m in memory]):.1f}",
         "memory_exponent_sdpa": f"{fitted_exponent(lengths, [m.sdpa_bytes for m in memory]):.1f}",
+        # the memory figure's third line (SDPA given 2-d input), its slope as the legend prints it
+        "memory_exponent_sdpa_2d": f"{fitted_exponent(lengths, [m.sdpa_2d_bytes / 2**20 for m in memory]):.1f}",
     }
 
 
@@ -54,5 +62,7 @@ NAMES: dict[str, str] = {
     "std_256": "scaling", "max_unscaled_low": "scaling", "max_unscaled_high": "scaling",
     "sdpa_digit": "head",
     "doubling_factor": "cost", "memory_exponent_naive": "cost", "memory_exponent_sdpa": "cost",
+    "time_ratio_low": "cost", "time_ratio_high": "cost", "time_exponent_naive": "cost",
+    "memory_exponent_sdpa_2d": "cost",
 }
 """Every name a page can quote, and the session (of that same page) it comes from."""
