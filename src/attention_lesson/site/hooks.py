@@ -13,6 +13,7 @@ languages into one search index, and is no longer maintained.
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
 import re
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -48,6 +50,7 @@ class _State:
     lang = project.DEFAULT_LANG
     private_store: Store | None = None
     children: list[tuple[str, subprocess.Popen, Path]] = []
+    finished: list[tuple[str, subprocess.Popen, Path]] = []
     started = 0.0
 
 
@@ -94,16 +97,44 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if lang != project.DEFAULT_LANG and STATE.command != "serve" and not config.site_dir.endswith(f"/{lang}"):
         config.site_dir = os.path.join(config.site_dir, lang)
 
-    # Every language is linked page-to-page by the overridden partials/alternate.html.
+    # Where the site is published and where its sources are: set by the deployment (the workflow), absent
+    # locally. With a site URL, pages get canonical links, the sitemap lists them and every page names the same
+    # page in every language as an absolute URL.
+    site_url = (os.environ.get("LESSON_SITE_URL") or "").strip()
+    if site_url:
+        config.site_url = site_url.rstrip("/") + "/" + _prefix(lang)
+    repo_url = (os.environ.get("LESSON_REPO_URL") or "").strip().rstrip("/")
+    if repo_url:
+        config.repo_url = repo_url
+        config.edit_uri = f"edit/main/docs/{lang}/"
+    root = urlsplit(site_url).path.rstrip("/") + "/" if site_url else "/"
+
+    # Every language is linked page-to-page by the overridden partials/alternate.html and main.html.
     config.extra["alternate"] = [
         {
             "name": i18n.strings(code).get("name", code),
             "lang": code,
             "link": _prefix(code) if lang == project.DEFAULT_LANG else ("../" + _prefix(code) if code != lang else ""),
+            "root": root + _prefix(code),  # from the site's root: the 404 page is served at any path
+            "url": site_url.rstrip("/") + "/" + _prefix(code) if site_url else "",
         }
         for code in i18n.usable_languages()
     ]
     config.extra["lesson_lang"] = lang
+    config.extra["lesson_default_lang"] = project.DEFAULT_LANG
+
+    # The theme's own words in the page's language: Material translates its interface by theme.language, but
+    # the palette toggle's names, the heading anchors' title and the 404 page are configuration or template text.
+    config.site_description = strings.get("site_description") or config.site_description
+    for option in config.theme["palette"] or []:
+        toggle = option.get("toggle") or {}
+        key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
+        if toggle and key:
+            toggle["name"] = i18n.ui(key, lang)
+    config.mdx_configs.setdefault("toc", {})["permalink_title"] = i18n.ui("permalink_title", lang)
+    config.extra["not_found_title"] = i18n.ui("not_found_title", lang)
+    config.extra["not_found_text"] = i18n.ui("not_found_text", lang)
+    config.extra["not_found_home"] = i18n.ui("not_found_home", lang)
 
     logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese segmenter logs its start on stderr
     search = next((p for name, p in config.plugins.items() if name.endswith("search")), None)
@@ -243,13 +274,23 @@ def _check_fences(markdown: str, where: str) -> None:
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     RUNNER.begin_page(_source(page))
     _check_fences(markdown, _source(page))
+    repo = (config.repo_url or "").rstrip("/")
+    if repo and page.file.src_uri.endswith(".ipynb"):  # the notebook's source: a jupytext .py file
+        source = notebooks.sources(STATE.lang).get(page.file.src_uri.removesuffix(".ipynb") + ".py")
+        if source is not None:
+            page.edit_url = f"{repo}/edit/main/{source.relative_to(project.ROOT).as_posix()}"
     if not getattr(page.file, "fallback", False):
         return markdown
+    guide = ""
+    if repo:  # the page to create, in this language's folder, and the guide to translating
+        page.edit_url = f"{repo}/new/main/docs/{STATE.lang}?filename={page.file.src_uri}"
+        guide = (f' <a href="{page.edit_url}">{i18n.ui("translate_page")}</a>'
+                 f' (<a href="{repo}/blob/main/docs/TRANSLATING.md">{i18n.ui("translate_guide")}</a>)')
     depth = page.url.count("/") + 1  # the page's folder, then the language folder, reach the Japanese root
     original = "../" * depth + page.url
     banner = (
         f'!!! warning "{i18n.ui("untranslated_title")}"\n\n'
-        f'    {i18n.ui("untranslated")} <a href="{original}" hreflang="ja">{i18n.ui("original")}</a>\n\n'
+        f'    {i18n.ui("untranslated")} <a href="{original}" hreflang="ja">{i18n.ui("original")}</a>{guide}\n\n'
     )
     return banner + markdown
 
@@ -261,12 +302,21 @@ MEASURED = re.compile(r"\{\{\s*measured\.(\w+)\s*\}\}")
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
     html = _fill_measured(html, page)
+    if page.file.src_uri.endswith(".ipynb"):
+        html = _localize_notebook_page(html)
     if RUNNER.take_rerender():
         log.info("%s: a stored result was replaced by a new run; rendering the page again", _source(page))
         RUNNER.begin_page(_source(page))
         page.render(config, files)
         html = _fill_measured(page.content, page)
     return html
+
+
+def _localize_notebook_page(html: str) -> str:
+    """The notebook pages' copy buttons in the page's language: mkdocs-jupyter's template writes them in
+    English and has no setting for it, so its two fixed strings are replaced in the rendered page."""
+    return (html.replace('aria-label="Copy to Clipboard"', f'aria-label="{i18n.ui("copy_code")}"')
+                .replace(">Copied!<", f">{i18n.ui('copied')}<"))
 
 
 def _fill_measured(html: str, page: Page) -> str:
@@ -335,7 +385,7 @@ def _wait_for_language_builds() -> None:
         if proc.returncode != 0:
             errors = [line for line in output.splitlines() if line.startswith(("ERROR", "Aborted"))]
             failed.append(f"{lang}: " + ("; ".join(errors) or output.strip()[-500:]))
-    STATE.children = []
+    STATE.finished, STATE.children = STATE.children, []
     if failed:
         raise PluginError("language build failed: " + " | ".join(failed))
 
@@ -348,9 +398,26 @@ def on_post_build(config: MkDocsConfig) -> None:
     if _is_main_build():
         try:
             _wait_for_language_builds()
+            _merge_sitemaps(config)
         finally:
             _finish()
         log.info("All languages built in %.1f s", time.perf_counter() - STATE.started)
+
+
+def _merge_sitemaps(config: MkDocsConfig) -> None:
+    """One sitemap at the site's root listing every page of every language (each build wrote its own)."""
+    root = Path(config.site_dir) / "sitemap.xml"
+    if not config.site_url or not root.is_file():
+        return
+    text = root.read_text(encoding="utf-8")
+    urls = []
+    for _, _, site in STATE.finished:
+        if (site / "sitemap.xml").is_file():
+            urls += re.findall(r"<url>.*?</url>", (site / "sitemap.xml").read_text(encoding="utf-8"), flags=re.S)
+    root.write_text(text.replace("</urlset>", "".join(f"    {url}\n" for url in urls) + "</urlset>"),
+                    encoding="utf-8")
+    with open(root.with_suffix(".xml.gz"), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+        out.write(root.read_bytes())
 
 
 def on_build_error(error: Exception) -> None:

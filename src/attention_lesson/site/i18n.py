@@ -82,8 +82,8 @@ class StringsError(ValueError):
         self.problems = problems
 
 
-KEYS: dict[str, type] = {"name": str, "site_name": str, "labels": dict, "ui": dict, "comments": dict,
-                         "literals": dict, "search": dict}
+KEYS: dict[str, type] = {"name": str, "site_name": str, "site_description": str, "labels": dict, "ui": dict,
+                         "comments": dict, "literals": dict, "search": dict}
 """The top-level keys of strings.yml and what each holds."""
 TEXT_TABLES = ("labels", "ui", "comments", "literals")
 
@@ -121,7 +121,10 @@ def validate(lang: str) -> list[str]:
         return [f"{_where(lang)}: the file is empty; start from a copy of docs/{DEFAULT_LANG}/{STRINGS_FILE}"]
     if not isinstance(root, yaml.MappingNode):
         return [f"{_where(lang, root)}: expected a mapping of keys ({', '.join(KEYS)}), found {_kind(root)}"]
-    source = {} if lang == DEFAULT_LANG else _load(DEFAULT_LANG, _mtime(DEFAULT_LANG))
+    try:
+        source = {} if lang == DEFAULT_LANG else _load(DEFAULT_LANG, _mtime(DEFAULT_LANG))
+    except StringsError:
+        source = {}  # the Japanese file's own mistakes are reported for it; nothing to compare with here
     problems = []
     for key_node, value in root.value:
         key = key_node.value

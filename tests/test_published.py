@@ -1,0 +1,103 @@
+"""The published site, as search engines, readers and translators see it: built with the deployment's site and
+repository URLs, every page names itself and the same page in every language, and speaks its own language."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, build_site
+
+from attention_lesson.site import i18n
+
+SITE_URL = "https://example.org/attention/"
+REPO_URL = "https://github.com/example/attention-lesson"
+LANGS = i18n.languages()
+
+
+def prefix(lang: str) -> str:
+    return "" if lang == i18n.DEFAULT_LANG else f"{lang}/"
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("published") / "site"
+    build_site(ROOT, site, env={"LESSON_SITE_URL": SITE_URL, "LESSON_REPO_URL": REPO_URL})
+    return site
+
+
+def pages(site: Path, lang: str) -> list[str]:
+    """Every lesson page of a language, as its URL path below the language's root."""
+    root = site / prefix(lang).rstrip("/") if prefix(lang) else site
+    found = [p.parent.relative_to(root).as_posix() + "/" for p in root.rglob("index.html")]
+    return sorted(p.replace("./", "") for p in found if not p.startswith(tuple(f"{code}/" for code in LANGS)))
+
+
+def test_sitemap_lists_every_page_of_every_language(published):
+    locs = set(re.findall(r"<loc>([^<]+)</loc>", (published / "sitemap.xml").read_text(encoding="utf-8")))
+    for lang in LANGS:
+        for page in pages(published, lang):
+            assert f"{SITE_URL}{prefix(lang)}{page}" in locs, f"{lang}/{page} is not in the sitemap"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_has_a_canonical_link_and_the_same_page_in_every_language(published, lang):
+    for page in pages(published, lang):
+        raw = (published / prefix(lang) / page / "index.html").read_text(encoding="utf-8")
+        here = "" if page == "/" else page
+        assert f'<link rel="canonical" href="{SITE_URL}{prefix(lang)}{here}">' in raw, f"{lang}/{page}"
+        links = dict((hreflang, href) for href, hreflang in
+                     re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)">', raw))
+        assert links == {**{code: f"{SITE_URL}{prefix(code)}{here}" for code in LANGS},
+                         "x-default": f"{SITE_URL}{here}"}, f"{lang}/{page}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_description_and_open_graph_are_in_the_pages_language(published, lang):
+    raw = (published / prefix(lang) / "scaling" / "index.html").read_text(encoding="utf-8")
+    description = i18n.strings(lang)["site_description"]
+    assert f'<meta name="description" content="{description}">' in raw
+    assert f'<meta property="og:description" content="{description}">' in raw
+    assert f'<meta property="og:locale" content="{lang}">' in raw
+    assert "og:image" not in raw
+
+
+def test_edit_links_point_at_each_pages_own_file(published):
+    for lang in LANGS:
+        raw = (published / prefix(lang) / "scaling" / "index.html").read_text(encoding="utf-8")
+        assert f'href="{REPO_URL}/edit/main/docs/{lang}/scaling.md"' in raw
+        notebook = (published / prefix(lang) / "notebooks" / "exercise-1" / "index.html").read_text(encoding="utf-8")
+        assert f'href="{REPO_URL}/edit/main/docs/{lang}/notebooks/exercise-1.py"' in notebook
+
+
+def test_a_fallback_page_links_to_where_its_translation_goes_and_to_the_guide(project_copy, tmp_path):
+    (project_copy / "docs" / "en" / "quiz.md").unlink()
+    site = tmp_path / "site"
+    build_site(project_copy, site, env={"LESSON_LANG": "en", "LESSON_REPO_URL": REPO_URL})
+    raw = html.unescape((site / "en" / "quiz" / "index.html").read_text(encoding="utf-8"))
+    assert f"{REPO_URL}/new/main/docs/en?filename=quiz.md" in raw
+    assert f"{REPO_URL}/blob/main/docs/TRANSLATING.md" in raw
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_404_page_speaks_the_language_and_its_switcher_links_from_the_site_root(published, lang):
+    raw = (published / prefix(lang) / "404.html").read_text(encoding="utf-8")
+    assert i18n.ui("not_found_title", lang) in raw and "404 - Not found" not in raw
+    links = re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', raw)
+    assert dict((code, href) for href, code in links) == {code: f"/attention/{prefix(code)}" for code in LANGS}
+
+
+@pytest.mark.parametrize("lang", [code for code in LANGS if code != "en"])
+def test_no_english_interface_text_on_other_languages_pages(published, lang):
+    english = re.compile(r'(?:title|aria-label|placeholder|alt)="([^"]*\b[A-Za-z]{3,}\b[^"]*)"')
+    allowed = {"PyTorch", "SDPA", "softmax", "Transformer", "GitHub", "ipynb"}  # names, the same in every language
+    others = {code for code in LANGS if code != i18n.DEFAULT_LANG}
+    for path in published.rglob("*.html"):
+        first = path.relative_to(published).parts[0]
+        if (first if first in others else i18n.DEFAULT_LANG) != lang:
+            continue
+        for text in english.findall(path.read_text(encoding="utf-8")):
+            words = set(re.findall(r"[A-Za-z]{3,}", text)) - allowed
+            assert not words, f"{path.relative_to(published)}: English attribute text {text!r}"
