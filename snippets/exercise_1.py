@@ -11,8 +11,10 @@ k = torch.tensor([[0.1, 0.9],   # 床：場所
                   [0.9, 0.1],   # 明：空や光に関係する
                   [1.0, 0.0],   # 月：空にあるもの
                   [0.8, 0.2]])  # 光
+# --8<-- [start:query]
 q_place = torch.tensor([0.0, 1.0])  # 新しいクエリ：位置に関係するもの
 scores = k @ q_place
+# --8<-- [end:query]
 weights = F.softmax(scores, dim=-1)
 
 print("「光」の各文字へのスコア：", rounded(scores))

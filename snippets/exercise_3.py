@@ -5,9 +5,11 @@ from attention_lesson import cost_sweep, fitted_exponent
 # --8<-- [start:try]
 from itertools import pairwise
 
+# --8<-- [start:lengths]
 points = cost_sweep([1000, 2000, 4000])  # 「完全なアテンションヘッド」のヘッドを T = 1000, 2000, 4000 で測る
 for p in points:
     print(f"T={p.T:5d}  {p.naive_s * 1000:8.2f} ms")
+# --8<-- [end:lengths]
 # --8<-- [end:try]
 
 # --8<-- [start:exponent]

@@ -10,8 +10,10 @@ k = torch.tensor([[0.1, 0.9],   # 床：場所
                   [0.9, 0.1],   # 明：空や光に関係する
                   [1.0, 0.0],   # 月：空にあるもの
                   [0.8, 0.2]])  # 光
+# --8<-- [start:query]
 q_guang = torch.tensor([1.0, 0.0])  # 「光」が探しているもの：空に関係するもの
 scores = k @ q_guang
+# --8<-- [end:query]
 
 weights = F.softmax(scores, dim=-1)
 weights_x5 = F.softmax(scores * 5, dim=-1)  # スコアを 5 倍してから softmax

@@ -88,6 +88,46 @@ def test_exercises_page_links_each_notebook_in_every_language(built_site):
             assert f'href="../notebooks/{name}/"' in article, f"{lang}: no link to {name}"
 
 
+EXCERPT = re.compile(r'<div class="highlight"><span class="filename">([^<]+)</span>'
+                     r"<pre><span></span><code>(.*?)</code></pre>", re.S)
+# Each exercise shows lines of a page's listing (the page named first) and the same lines as the solution has them.
+CHANGES = [("query-key", "snippets/scoring.py", "snippets/exercise_1.py"),
+           ("head", "snippets/head.py", "snippets/exercise_2.py"),
+           ("head", "snippets/head.py", "snippets/exercise_3.py")]
+
+
+def _excerpt_lines(code_html: str) -> list[tuple[bool, str]]:
+    """(highlighted, text) for each line of a highlighted excerpt."""
+    lines = re.findall(r'(<span class="hll">)?(.*?)\n(?:</span>)?', code_html)
+    return [(bool(hll), html.unescape(re.sub(r"<[^>]+>", "", text))) for hll, text in lines]
+
+
+def test_exercises_page_shows_each_change_to_the_listing_in_every_language(built_site):
+    """docs/*/exercises.md: for each exercise, the lines of the page's listing a reader changes, then the same
+    lines in the solution, the changed ones highlighted, the comments in the page's language."""
+    fences = {lang: [line.strip() for line in (DOCS / lang / "exercises.md").read_text(encoding="utf-8").splitlines()
+                     if line.strip().startswith(("```", "--8<--"))]
+              for lang in LANGS}
+    assert all(f == fences["ja"] for f in fences.values()), "every language shows the same excerpts"
+    for lang in LANGS:
+        raw = (built_site / prefix(lang) / "exercises" / "index.html").read_text(encoding="utf-8")
+        excerpts = EXCERPT.findall(raw)
+        assert [name for name, _ in excerpts] == [name for _, *pair in CHANGES for name in pair], lang
+        for (page, _, _), before, after in zip(CHANGES, excerpts[::2], excerpts[1::2], strict=True):
+            old, new = _excerpt_lines(before[1]), _excerpt_lines(after[1])
+            assert any(hll for hll, _ in old) and any(hll for hll, _ in new), f"{lang}: nothing highlighted"
+            listing = html.unescape(re.sub(r"<[^>]+>", "", (built_site / prefix(lang) / page / "index.html")
+                                           .read_text(encoding="utf-8")))
+            for _, line in old:
+                assert line in listing, f"{lang}: {line!r} is not a line of the {page} page's listing"
+            if len(old) == len(new):  # the same lines: exactly the highlighted ones change
+                for (hll_old, a), (hll_new, b) in zip(old, new, strict=True):
+                    assert (a != b) == hll_old == hll_new, f"{lang}: {a!r} → {b!r}"
+        if lang != "ja":
+            code = "".join(text for _, body in excerpts for _, text in _excerpt_lines(body))
+            assert not re.search(r"[\u3040-\u30ff]", code), f"{lang}: a Japanese comment in an excerpt: {code}"
+
+
 def test_no_raw_notebook_source_is_published(built_site):
     assert not list(built_site.rglob("notebooks/*.py"))
 
