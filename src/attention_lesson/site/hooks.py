@@ -17,10 +17,12 @@ import gzip
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from html import escape as html_escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,6 +41,8 @@ log = logging.getLogger("mkdocs.plugins.attention_lesson")
 STORE_ENV = "LESSON_STORE"
 """Set by the build for the language builds it starts: the store they read (a private one with no cache)."""
 CHILD_ENV = "LESSON_LANGUAGE_BUILD"
+PREVIEW_ENV = "LESSON_PREVIEW"
+"""Set for the language builds `mkdocs serve` starts: like serve, they leave a broken language out."""
 STATUS_PAGE = "translation-status.md"
 
 
@@ -81,7 +85,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         strings = i18n.strings(lang)
     except i18n.StringsError as error:  # this build's own language is broken: nothing to show
         raise PluginError("\n".join(error.problems)) from None
-    if problems and STATE.command != "serve":  # a build publishes every language, so every one must be sound
+    previewing = STATE.command == "serve" or os.environ.get(PREVIEW_ENV)
+    if problems and not previewing:  # a build publishes every language, so every one must be sound
         raise PluginError("\n".join(problems))
     for problem in problems:
         # `mkdocs serve` goes on with the sound languages. Printed, not logged: strict mode counts every logged
@@ -175,6 +180,81 @@ def _prefix(code: str) -> str:
 
 def _is_main_build() -> bool:
     return STATE.lang == project.DEFAULT_LANG and not os.environ.get("LESSON_LANG") and STATE.command != "serve"
+
+
+def _previews_all() -> bool:
+    """`mkdocs serve` without LESSON_LANG previews every language, as the published site has them."""
+    return STATE.lang == project.DEFAULT_LANG and not os.environ.get("LESSON_LANG") and STATE.command == "serve"
+
+
+PREVIEW = project.ROOT / ".cache" / "preview"
+"""Under `mkdocs serve`, each other language's latest build; linked into the served site after every rebuild."""
+
+
+def on_serve(server, config: MkDocsConfig, builder):
+    """Watch every language folder: an edit there rebuilds that language's preview (see on_post_build)."""
+    if _previews_all():
+        for code in i18n.languages():
+            if code != project.DEFAULT_LANG:
+                server.watch(str(project.ROOT / "docs" / code))
+    return server
+
+
+def _inputs(lang: str) -> str:
+    """A digest of what a language's pages come from: its folder, the Japanese pages it lacks (shown in their
+    place), Japanese strings, the code and mkdocs.yml. A Japanese prose edit leaves the others' previews alone
+    (their translation-status page catches up at their next rebuild)."""
+    own, source = project.ROOT / "docs" / lang, project.ROOT / "docs" / project.DEFAULT_LANG
+    paths = [project.ROOT / "mkdocs.yml", source / i18n.STRINGS_FILE]
+    paths += sorted(p for p in source.rglob("*") if p.is_file() and not (own / p.relative_to(source)).exists())
+    for folder in (own, project.ROOT / "snippets", project.ROOT / "src" / "attention_lesson"):
+        paths += sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return project.digest(*(part for p in paths for part in (p.relative_to(project.ROOT).as_posix(), p.read_bytes())))
+
+
+def _error_page(folder: Path, lang: str, problems: list[str]) -> None:
+    """What the preview of a broken language shows: its mistakes, one per line, instead of its pages."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    items = "".join(f"<li><code>{html_escape(p)}</code></li>" for p in problems)
+    (folder / "index.html").write_text(
+        f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{lang}: not built</title>'
+        f"<h1>docs/{lang}/ is not built</h1><p>Fix these and save; the preview rebuilds:</p><ul>{items}</ul>",
+        encoding="utf-8")
+
+
+def _refresh_previews(config: MkDocsConfig) -> None:
+    """Rebuild the other languages whose inputs changed (in parallel, reading the results this build stored),
+    then link every preview into the served site, so the switcher works under `mkdocs serve` too."""
+    usable = set(i18n.usable_languages())
+    started = []
+    for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
+        folder = PREVIEW / lang
+        digest = _inputs(lang)
+        if lang not in usable:
+            _error_page(folder, lang, i18n.validate(lang))
+            RUNNER.previews.pop(lang, None)
+        elif RUNNER.previews.get(lang) != digest or not (folder / "index.html").is_file():
+            args = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", config.config_file_path, "-d", str(folder)]
+            env = {**os.environ, "LESSON_LANG": lang, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1",
+                   PREVIEW_ENV: "1"}
+            started.append((lang, digest, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                                                           stderr=subprocess.STDOUT, text=True)))
+    for lang, digest, proc in started:
+        output, _ = proc.communicate()
+        if proc.returncode == 0:
+            RUNNER.previews[lang] = digest
+            log.info("Preview of '%s' rebuilt", lang)
+        else:
+            problems = [line.partition(" - ")[2].strip() or line for line in output.splitlines()
+                        if line.startswith("ERROR")] or [output.strip()[-2000:]]
+            _error_page(PREVIEW / lang, lang, problems)
+            RUNNER.previews.pop(lang, None)
+            print(f"ERROR    -  [{lang}] " + "; ".join(problems), file=sys.stderr)  # not counted: see on_config
+    for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
+        link = Path(config.site_dir) / lang
+        if (PREVIEW / lang).is_dir() and not link.exists():
+            link.symlink_to(PREVIEW / lang, target_is_directory=True)
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
@@ -395,6 +475,8 @@ def on_post_build(config: MkDocsConfig) -> None:
     stats = RUNNER.stats
     log.info("Runner (%s): %d blocks run in %.1f s, %d taken from the store %s", STATE.lang, stats.executed,
              stats.seconds, stats.reused, RUNNER.store.path)
+    if _previews_all():
+        _refresh_previews(config)
     if _is_main_build():
         try:
             _wait_for_language_builds()

@@ -81,6 +81,7 @@ class Runner:
     def __init__(self) -> None:
         self.store = Store(project.CACHE_DIR)
         self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
+        self.previews: dict[str, str] = {}  # serve: each other language's inputs at its last preview build
         self.lang = project.DEFAULT_LANG
         self.languages = [project.DEFAULT_LANG]
         self.environment = ""
