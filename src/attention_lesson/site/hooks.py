@@ -487,17 +487,33 @@ def on_post_build(config: MkDocsConfig) -> None:
 
 
 def _merge_sitemaps(config: MkDocsConfig) -> None:
-    """One sitemap at the site's root listing every page of every language (each build wrote its own)."""
+    """One sitemap at the site's root: every page of every language, each with the same page in every language
+    (hreflang, plus x-default) as search engines read it from a sitemap.
+
+    The hreflang links live here rather than in each page's <head>: Material's script fetches ``sitemap.xml``
+    relative to every ``<link rel="alternate">`` of a page, so same-page links there would each cost a 404."""
     root = Path(config.site_dir) / "sitemap.xml"
     if not config.site_url or not root.is_file():
         return
-    text = root.read_text(encoding="utf-8")
-    urls = []
-    for _, _, site in STATE.finished:
-        if (site / "sitemap.xml").is_file():
-            urls += re.findall(r"<url>.*?</url>", (site / "sitemap.xml").read_text(encoding="utf-8"), flags=re.S)
-    root.write_text(text.replace("</urlset>", "".join(f"    {url}\n" for url in urls) + "</urlset>"),
-                    encoding="utf-8")
+    site_url = config.site_url.rstrip("/") + "/"  # the default language's, i.e. the site's root
+    sitemaps = {STATE.lang: root, **{lang: site / "sitemap.xml" for lang, _, site in STATE.finished}}
+    entries: dict[str, dict[str, str]] = {}  # page path → language → lastmod
+    for lang, path in sitemaps.items():
+        if not path.is_file():
+            continue
+        base = site_url + _prefix(lang)
+        for loc, lastmod in re.findall(r"<loc>([^<]+)</loc>\s*<lastmod>([^<]*)</lastmod>", path.read_text("utf-8")):
+            entries.setdefault(loc.removeprefix(base), {})[lang] = lastmod
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">']
+    for page, langs in entries.items():
+        links = [f'    <xhtml:link rel="alternate" hreflang="{code}" href="{site_url}{_prefix(code)}{page}"/>'
+                 for code in langs]
+        links.append(f'    <xhtml:link rel="alternate" hreflang="x-default" href="{site_url}{page}"/>')
+        for code, lastmod in langs.items():
+            lines += ["  <url>", f"    <loc>{site_url}{_prefix(code)}{page}</loc>", f"    <lastmod>{lastmod}</lastmod>",
+                      *links, "  </url>"]
+    root.write_text("\n".join([*lines, "</urlset>"]) + "\n", encoding="utf-8")
     with open(root.with_suffix(".xml.gz"), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
         out.write(root.read_bytes())
 
