@@ -76,6 +76,7 @@ def test_description_and_open_graph_are_in_the_pages_language(published, lang):
 def test_edit_links_point_at_each_pages_own_file(published):
     for lang in LANGS:
         raw = (published / prefix(lang) / "scaling" / "index.html").read_text(encoding="utf-8")
+        assert "example/attention-lesson" in raw and ">None<" not in raw  # the header's repository name
         assert f'href="{REPO_URL}/edit/main/docs/{lang}/scaling.md"' in raw
         notebook = (published / prefix(lang) / "notebooks" / "exercise-1" / "index.html").read_text(encoding="utf-8")
         assert f'href="{REPO_URL}/edit/main/docs/{lang}/notebooks/exercise-1.py"' in notebook

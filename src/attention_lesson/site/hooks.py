@@ -111,6 +111,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     repo_url = (os.environ.get("LESSON_REPO_URL") or "").strip().rstrip("/")
     if repo_url:
         config.repo_url = repo_url
+        config.repo_name = urlsplit(repo_url).path.strip("/") or repo_url  # MkDocs derives it only from mkdocs.yml
         config.edit_uri = f"edit/main/docs/{lang}/"
     root = urlsplit(site_url).path.rstrip("/") + "/" if site_url else "/"
 
