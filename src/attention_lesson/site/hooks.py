@@ -198,6 +198,7 @@ def on_serve(server, config: MkDocsConfig, builder):
         for code in i18n.languages():
             if code != project.DEFAULT_LANG:
                 server.watch(str(project.ROOT / "docs" / code))
+                RUNNER.watched.add(code)
     return server
 
 
@@ -230,6 +231,10 @@ def _refresh_previews(config: MkDocsConfig) -> None:
     usable = set(i18n.usable_languages())
     started = []
     for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
+        if lang not in RUNNER.watched:  # the server watches the folders there were when it started
+            RUNNER.watched.add(lang)
+            print(f"INFO     -  New language folder docs/{lang}/: previewed at /{lang}/ from now on; restart "
+                  "mkdocs serve for its own edits to rebuild it", file=sys.stderr)
         folder = PREVIEW / lang
         digest = _inputs(lang)
         if lang not in usable:

@@ -82,6 +82,7 @@ class Runner:
         self.store = Store(project.CACHE_DIR)
         self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
         self.previews: dict[str, str] = {}  # serve: each other language's inputs at its last preview build
+        self.watched: set[str] = set()  # serve: the language folders the server watches
         self.lang = project.DEFAULT_LANG
         self.languages = [project.DEFAULT_LANG]
         self.environment = ""
