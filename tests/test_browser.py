@@ -332,6 +332,20 @@ def test_quiz_answers_open_on_click(page: Page, site_url: str, languages: list[s
             assert answer.inner_text().strip(), f"{where} is empty"
 
 
+def test_switcher_on_the_404_page_reaches_every_language(page: Page, site_url: str, languages: list[str]) -> None:
+    """The 404 page is served at whatever path was missing: its switcher links from the site's root."""
+    from attention_lesson.site import i18n
+
+    for lang in languages:
+        page.goto(f"{site_url}{prefix(lang)}404.html")
+        assert page.locator("article h1").inner_text().strip() == i18n.ui("not_found_title", lang)
+        for target in languages:
+            link = page.locator(f'a.md-select__link[hreflang="{target}"]')
+            href = link.get_attribute("href")
+            assert href == "/" + prefix(target), f"/{prefix(lang)}404.html → {target}: {href}"
+            assert page.request.get(site_url.rstrip("/") + href).status == 200
+
+
 def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[str]) -> None:
     for lang in languages:
         page.goto(f"{site_url}{prefix(lang)}head/")
