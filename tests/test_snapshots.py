@@ -67,7 +67,7 @@ def test_printed_output_matches_snapshot(name, lang, update_snapshots):
 
 
 def figure_data() -> str:
-    """The values every figure draws (the same snippet variables the pages pass to attention_lesson.figures)."""
+    """The values every figure draws (the same snippet variables the pages pass to attention_lesson.site.figures)."""
     data = {}
     for name, keys in {
         "averaging.py": ["weights"],
