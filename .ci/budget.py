@@ -27,6 +27,7 @@
     cold     the README's `mkdocs build` (every language) in a fresh copy, no cache    <= 3 x floor
     rebuild  the same build again in that copy, nothing changed                       <= 1.5 x floor
     serve    `mkdocs serve`: a sentence appended to docs/ja/values.md until /values/ has it    <= 1 s
+             and the same in docs/en/values.md until /en/values/ has it (one server, edits in turn) <= 1 s
     memory   peak of the summed RSS of the cold build and all its descendants, 50 ms samples   <= 1024 MiB
     tests    with --tests: `CI=true pytest -q -x` in a fresh copy (one run)                    <= 120 s
     Medians of --repeat runs (default 3); floor, cold and rebuild are interleaved run by run.
@@ -87,7 +88,7 @@ LIGHTHOUSE = CI / "node_modules" / "lighthouse" / "cli" / "index.js"
 LIGHTHOUSE_VERSION = "12.2.3"
 RUNS = 3  # the default of --repeat
 NOT_COPIED = {".cache", "site"}  # a copy starts with no build output and no cache, even if they were not ignored
-GROUPS = ("a", "b", "c", "d", "speed")
+GROUPS = ("a", "b", "c", "d", "speed", "serve")
 # The floor drops these plugins: they are what the floor leaves out (code execution, notebooks).
 NOT_FLOOR_PLUGINS = {"markdown-exec", "mkdocs-jupyter"}
 # A markdown-exec fence that runs: exec="on" / "1" / "true" / "yes" (markdown-exec has no global switch).
@@ -479,11 +480,13 @@ def measure_lighthouse(site: Path, url: str, work: Path) -> list[Row]:
 # (d) mkdocs serve
 
 
-def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float) -> tuple[list[float], list[str]]:
+def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float,
+                langs: tuple[str, ...] = ("ja",)) -> tuple[list[float], list[str], dict[str, list[float]]]:
     """Start `mkdocs serve` on a copy on a free loopback port, wait for its first build (it serves only after
-    it), then `runs` times append a unique sentence to docs/ja/<page>.md and time from the write until
-    /<page>/ has it, polling every 20 ms. Returns those times and mkdocs' own rebuild times. The server runs in
-    a session of its own, whose process group is killed at the end."""
+    it), then `runs` times, for each of langs, append a unique sentence to docs/<lang>/<page>.md and time from
+    the write until the served page has it, polling every 20 ms. Returns the first language's times, mkdocs' own
+    rebuild times, and every language's times. The server runs in a session of its own, whose process group is
+    killed at the end."""
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     log_path = project.parent / f"{label}.log"
@@ -503,24 +506,25 @@ def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float)
 
     try:
         wait_until(lambda: alive() or fetch(base) is not None, timeout=900, what="mkdocs serve's first build")
-        source = project / "docs" / "ja" / f"{page}.md"
-        times = []
+        by_lang: dict[str, list[float]] = {lang: [] for lang in langs}
         for run in range(runs):
-            marker = f"予算計測のための一文、その{run + 1}（{time.time_ns()}）。"
-            original = source.read_text(encoding="utf-8")
-            source.write_text(original + f"\n{marker}\n", encoding="utf-8")
-            start = time.perf_counter()
-            try:
-                wait_until(lambda m=marker: alive() or marker_served(f"{base}{page}/", m), timeout=timeout,
-                           what=f"the edit of docs/ja/{page}.md on /{page}/")
-            except TimeoutError as error:  # a rebuild that failed leaves the old page: say why
-                raise BuildFailed(f"mkdocs serve ({label}): {error}\n{server_log()}") from None
-            times.append(time.perf_counter() - start)
-            log(f"{label} edit {run + 1}: {times[-1]:.2f} s")
-            if run + 1 < runs:
+            for lang in langs:
+                source = project / "docs" / lang / f"{page}.md"
+                url = f"{base}{'' if lang == 'ja' else lang + '/'}{page}/"
+                marker = f"予算計測のための一文、その{run + 1}（{time.time_ns()}）。"
+                original = source.read_text(encoding="utf-8")
+                source.write_text(original + f"\n{marker}\n", encoding="utf-8")
+                start = time.perf_counter()
+                try:
+                    wait_until(lambda m=marker, u=url: alive() or marker_served(u, m), timeout=timeout,
+                               what=f"the edit of docs/{lang}/{page}.md on {url}")
+                except TimeoutError as error:  # a rebuild that failed leaves the old page: say why
+                    raise BuildFailed(f"mkdocs serve ({label}): {error}\n{server_log()}") from None
+                by_lang[lang].append(time.perf_counter() - start)
+                log(f"{label} {lang} edit {run + 1}: {by_lang[lang][-1]:.2f} s")
                 time.sleep(1.5)  # let the rebuild settle before the next edit
         rebuilds = re.findall(r"Documentation built in ([0-9.]+) seconds", log_path.read_text())[1:]
-        return times, rebuilds
+        return by_lang[langs[0]], rebuilds, by_lang
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)  # the session this script started, nothing else
@@ -535,7 +539,7 @@ def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float)
 def measure_serve(work: Path, runs: int, exec_off: bool = False) -> list[Row]:
     """(d): a prose edit of docs/ja/averaging.md until the served page has it."""
     label = "serve-noexec" if exec_off else "serve"
-    times, rebuilds = serve_edits(copy_project(work / label, exec_off=exec_off), label, "averaging", runs, 600)
+    times, rebuilds, _ = serve_edits(copy_project(work / label, exec_off=exec_off), label, "averaging", runs, 600)
     note = f"mkdocs' own rebuild times {', '.join(rebuilds)} s"
     if exec_off:
         return [Row("(d) same, exec=\"off\" copy (what an exec cache could reach)", statistics.median(times),
@@ -733,13 +737,16 @@ def measure_speed(work: Path, runs: int) -> tuple[list[Row], dict[str, float], l
 
 
 def measure_speed_serve(work: Path, runs: int, floor_ja: float | None) -> list[Row]:
-    """`mkdocs serve` edits of docs/ja/values.md; the ratio is to the floor of docs/ja alone, the one language
-    `mkdocs serve` builds."""
-    times, rebuilds = serve_edits(copy_project(work / "speed-serve"), "speed-serve", "values", runs, 30)
+    """`mkdocs serve` edits of docs/ja/values.md and docs/en/values.md, in turn, in one server (which previews
+    every language); the ratio is to the floor of docs/ja alone."""
+    times, rebuilds, by_lang = serve_edits(copy_project(work / "speed-serve"), "speed-serve", "values", runs, 30,
+                                           langs=("ja", "en"))
     median = statistics.median(times)
     return [Row("serve: a sentence appended to docs/ja/values.md -> /values/", median, 1.0, "s", runs=times,
                 ratio=None if not floor_ja else median / floor_ja,
-                note=f"ratio to the docs/ja floor; mkdocs' own rebuild times {', '.join(rebuilds)} s")]
+                note=f"ratio to the docs/ja floor; mkdocs' own Japanese rebuild times {', '.join(rebuilds)} s"),
+            Row("serve: a sentence appended to docs/en/values.md -> /en/values/", statistics.median(by_lang["en"]),
+                1.0, "s", runs=by_lang["en"], note="the English preview's process rebuilds; Japanese does not")]
 
 
 def measure_tests(work: Path) -> list[Row]:
@@ -869,6 +876,7 @@ def main() -> int:
 
             attempt("(speed) floor and builds", [Row("floor: plain Material", None, None, "s", info=True)],
                     measure_builds)
+        if only & {"speed", "serve"}:  # "serve" alone: the serve rows without the floor's ratio
             attempt("(speed) serve", [Row("serve: docs/ja/values.md edit -> /values/", None, 1.0, "s")],
                     lambda: measure_speed_serve(work, args.repeat, floor.get("ja")))
         if args.tests:

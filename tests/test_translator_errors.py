@@ -134,12 +134,13 @@ def _get(url: str) -> tuple[int, str]:
 
 
 def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(korean, project_copy):
-    """`mkdocs serve` previews every language (the switcher works); a broken one shows its mistakes instead."""
+    """`mkdocs serve` previews every language (the switcher works); a broken one shows its mistakes instead; an
+    edit of an English page rebuilds the English preview alone."""
     korean.write_text(korean.read_text(encoding="utf-8").replace("labels:\n", "labels: [\n", 1), encoding="utf-8")
     port = _free_port()
     env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project_copy / "src"), "LESSON_STORE": str(STORE),
            "PATH": "/usr/bin:/bin"}
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "-a", f"127.0.0.1:{port}"],
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
                               cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -159,6 +160,14 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
         assert switcher and _get(f"{base}/zh/values/{switcher[0]}")[0] == 200  # the switcher's link resolves
         status, page = _get(f"{base}/ko/")
         assert status == 200 and "docs/ko/strings.yml:" in page and "not valid YAML" in page
+
+        english = project_copy / "docs" / "en" / "values.md"
+        english.write_text(english.read_text(encoding="utf-8") + "\nA sentence the editor just wrote.\n",
+                           encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while "A sentence the editor just wrote." not in _get(f"{base}/en/values/")[1]:
+            assert time.monotonic() < deadline, "the English edit never reached /en/values/"
+            time.sleep(0.1)
     except OSError as error:
         pytest.fail(f"mkdocs serve did not answer: {error}")
     finally:
@@ -167,3 +176,5 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
     lines = [line for line in output.splitlines() if "docs/ko/strings.yml:" in line]
     assert len(lines) >= 1 and all("not valid YAML" in line for line in lines), output[-2000:]
     assert "Traceback" not in output
+    after_edit = output[output.rindex("Detected file changes"):]
+    assert "Preview of 'en' rebuilt" in after_edit and "Building documentation" not in after_edit, after_edit

@@ -14,6 +14,7 @@ languages into one search index, and is no longer maintained.
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import os
 import re
@@ -26,6 +27,8 @@ from html import escape as html_escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import jinja2
+import jinja2.bccache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -193,13 +196,34 @@ PREVIEW = project.ROOT / ".cache" / "preview"
 
 
 def on_serve(server, config: MkDocsConfig, builder):
-    """Watch every language folder: an edit there rebuilds that language's preview (see on_post_build)."""
+    """Watch every language folder. An edit there rebuilds that language's preview alone (see
+    _refresh_previews); the Japanese build runs again only when what it is built from changed."""
     if _previews_all():
         for code in i18n.languages():
             if code != project.DEFAULT_LANG:
                 server.watch(str(project.ROOT / "docs" / code))
                 RUNNER.watched.add(code)
+        RUNNER.source_inputs = _source_inputs()
+        rebuild_all = server.builder
+
+        def rebuild() -> None:
+            inputs = _source_inputs()
+            if inputs == RUNNER.source_inputs and (Path(config.site_dir) / "index.html").is_file():
+                _refresh_previews(config)  # only another language's pages changed
+                return
+            rebuild_all()
+            RUNNER.source_inputs = inputs
+
+        server.builder = rebuild
     return server
+
+
+def _source_inputs() -> str:
+    """What the Japanese build depends on: its own inputs and every language's strings.yml (the switcher names
+    the sound ones). Its translation-status page catches up with an edit elsewhere at its next rebuild."""
+    strings = sorted((project.ROOT / "docs").glob(f"*/{i18n.STRINGS_FILE}"))
+    return project.digest(_inputs(project.DEFAULT_LANG),
+                          *(part for p in strings for part in (p.parent.name, p.read_bytes())))
 
 
 def _inputs(lang: str) -> str:
@@ -241,26 +265,46 @@ def _refresh_previews(config: MkDocsConfig) -> None:
             _error_page(folder, lang, i18n.validate(lang))
             RUNNER.previews.pop(lang, None)
         elif RUNNER.previews.get(lang) != digest or not (folder / "index.html").is_file():
-            args = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", config.config_file_path, "-d", str(folder)]
-            env = {**os.environ, "LESSON_LANG": lang, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1",
-                   PREVIEW_ENV: "1"}
-            started.append((lang, digest, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
-                                                           stderr=subprocess.STDOUT, text=True)))
-    for lang, digest, proc in started:
-        output, _ = proc.communicate()
-        if proc.returncode == 0:
+            worker = _preview_worker(lang, config)
+            worker.stdin.write("build\n")
+            worker.stdin.flush()
+            started.append((lang, digest, worker))
+    for lang, digest, worker in started:  # every worker is building by now: they run side by side
+        answer = worker.stdout.readline()
+        result = json.loads(answer) if answer else {"ok": False, "problems": [_worker_failure(lang, worker)]}
+        if result["ok"]:
             RUNNER.previews[lang] = digest
-            log.info("Preview of '%s' rebuilt", lang)
+            log.info("Preview of '%s' rebuilt in %.2f s", lang, result["seconds"])
         else:
-            problems = [line.partition(" - ")[2].strip() or line for line in output.splitlines()
-                        if line.startswith("ERROR")] or [output.strip()[-2000:]]
-            _error_page(PREVIEW / lang, lang, problems)
+            _error_page(PREVIEW / lang, lang, result["problems"])
             RUNNER.previews.pop(lang, None)
-            print(f"ERROR    -  [{lang}] " + "; ".join(problems), file=sys.stderr)  # not counted: see on_config
+            print(f"ERROR    -  [{lang}] " + "; ".join(result["problems"]), file=sys.stderr)  # see on_config
     for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
         link = Path(config.site_dir) / lang
         if (PREVIEW / lang).is_dir() and not link.exists():
             link.symlink_to(PREVIEW / lang, target_is_directory=True)
+
+
+def _preview_worker(lang: str, config: MkDocsConfig) -> subprocess.Popen:
+    """The process that builds lang's preview (attention_lesson.site.preview), started at its first rebuild and
+    kept for the next ones; it ends when the server does (its stdin closes)."""
+    worker = RUNNER.workers.get(lang)
+    if worker is None or worker.poll() is not None:
+        PREVIEW.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "LESSON_LANG": lang, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1",
+               PREVIEW_ENV: "1"}
+        with open(PREVIEW / f"{lang}.log", "w", encoding="utf-8") as log_file:  # what it prints: for a crash
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "attention_lesson.site.preview", config.config_file_path, str(PREVIEW / lang)],
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file, text=True)
+        RUNNER.workers[lang] = worker
+    return worker
+
+
+def _worker_failure(lang: str, worker: subprocess.Popen) -> str:
+    worker.wait()
+    printed = (PREVIEW / f"{lang}.log").read_text(encoding="utf-8", errors="replace").strip()
+    return f"the preview build of '{lang}' exited {worker.returncode}: {printed[-2000:]}"
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
@@ -429,8 +473,25 @@ def _fill_measured(html: str, page: Page) -> str:
     return MEASURED.sub(value, html)
 
 
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled theme templates, kept in the store's folder and shared by every build, language and rebuild.
+
+    MkDocs makes a new Jinja environment for each build, which compiles Material's templates again every time
+    (about 0.6 s of each `mkdocs serve` rebuild). Jinja's own bytecode cache keys each template by its source's
+    checksum and writes atomically; this subclass only adds that an unreadable file is a miss, not an error."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - a damaged file: compile again, and the dump replaces it
+            bucket.reset()
+
+
 def on_env(env, config: MkDocsConfig, files: Files):
     """Every page of the source language is rendered, so every result is stored: start the other languages."""
+    folder = RUNNER.store.path / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = _CompiledTemplates(str(folder))
     if _is_main_build():
         _start_language_builds(config)
     return env

@@ -33,6 +33,7 @@ import contextlib
 import io
 import logging
 import re
+import subprocess
 import sys
 import time
 import traceback
@@ -83,6 +84,8 @@ class Runner:
         self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
         self.previews: dict[str, str] = {}  # serve: each other language's inputs at its last preview build
         self.watched: set[str] = set()  # serve: the language folders the server watches
+        self.workers: dict[str, subprocess.Popen] = {}  # serve: the process that builds each other language
+        self.source_inputs = ""  # serve: what the last Japanese build was built from
         self.lang = project.DEFAULT_LANG
         self.languages = [project.DEFAULT_LANG]
         self.environment = ""
