@@ -1,7 +1,7 @@
 """Peak memory of one attention forward pass on the CPU, measured by PyTorch's profiler.
 
 What is measured: the bytes of tensor storage that PyTorch's CPU allocator hands out during one call, beyond
-what was live when the call started. The profiler (``profile_memory=True``) records every allocation and
+what was live when the call started. The autograd profiler (``profile_memory=True``) records every allocation and
 every free with its size; summing them in time order gives the bytes live at each moment, and the largest
 running sum is the peak. Tensors made before the call (x and the weight matrices) are not counted; the output
 is. Memory outside PyTorch's allocator is not seen (the Python interpreter, the BLAS library's own scratch
@@ -11,7 +11,7 @@ shows.
 Why it is robust where timing is not: the sizes PyTorch allocates depend only on the shapes and on the code
 path (and, for the fused SDPA kernel, on the number of threads, through per-thread buffers), not on the
 machine's load, so two runs give the same bytes. It relies on the profiler's raw event list
-(``prof.profiler.kineto_results``), which is not a documented API: a PyTorch that drops it makes
+(``prof.kineto_results``), which is not a documented API: a PyTorch that drops it makes
 ``peak_memory_bytes`` raise RuntimeError instead of returning a wrong number.
 
 What the numbers show: the lesson's head builds T×T score, mask and weight matrices, so its peak grows as T².
@@ -31,7 +31,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 # --8<-- [end:imports]
 from attention_lesson.core import cost_cases  # on the page, the cost section of core.py stands before this one
@@ -77,10 +76,12 @@ def peak_memory_bytes(fn: Callable[[], object]) -> int:
     """
     with torch.no_grad():
         fn()
-        with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        # The autograd profiler: torch.profiler.profile records the same events, but its first use imports
+        # TorchDynamo, about 1.4 s.
+        with _quiet_stderr(), torch.autograd.profiler.profile(profile_memory=True) as prof:
             fn()
     try:
-        events = prof.profiler.kineto_results.events()
+        events = prof.kineto_results.events()
         memory = sorted((e.start_ns(), e.nbytes()) for e in events if e.name() == "[memory]")
     except AttributeError as error:
         raise RuntimeError(
