@@ -13,6 +13,7 @@ languages into one search index, and is no longer maintained.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import logging
@@ -44,6 +45,9 @@ log = logging.getLogger("mkdocs.plugins.attention_lesson")
 STORE_ENV = "LESSON_STORE"
 """Set by the build for the language builds it starts: the store they read (a private one with no cache)."""
 CHILD_ENV = "LESSON_LANGUAGE_BUILD"
+WAIT_ENV = "LESSON_WAIT_FOR_RESULTS"
+"""Set for the language builds the Japanese build starts early: they wait for GO on stdin before their pages."""
+GO = "results stored"
 PREVIEW_ENV = "LESSON_PREVIEW"
 """Set for the language builds `mkdocs serve` starts: like serve, they leave a broken language out."""
 STATUS_PAGE = "translation-status.md"
@@ -310,6 +314,9 @@ def _worker_failure(lang: str, worker: subprocess.Popen) -> str:
 @event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page."""
+    if _is_main_build():
+        _start_language_builds(config)
+    _wait_for_results()
     lang = STATE.lang
     if lang != project.DEFAULT_LANG:
         source = project.ROOT / "docs" / project.DEFAULT_LANG
@@ -488,17 +495,19 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 def on_env(env, config: MkDocsConfig, files: Files):
-    """Every page of the source language is rendered, so every result is stored: start the other languages."""
+    """Every page of the source language is rendered, so every result is stored: let the other languages go on."""
     folder = RUNNER.store.path / "templates"
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = _CompiledTemplates(str(folder))
     if _is_main_build():
-        _start_language_builds(config)
+        _release_language_builds()
     return env
 
 
 def _start_language_builds(config: MkDocsConfig) -> None:
-    env = {**os.environ, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1"}
+    """Start every other language's `mkdocs build` now, while this build runs the code: each one imports and
+    configures MkDocs, then waits (see _wait_for_results) until on_env says every result is stored."""
+    env = {**os.environ, STORE_ENV: str(RUNNER.store.path), CHILD_ENV: "1", WAIT_ENV: "1"}
     args = [sys.executable, "-m", "mkdocs", "build", "-f", config.config_file_path]
     if config.strict:
         args.append("--strict")
@@ -514,8 +523,21 @@ def _start_language_builds(config: MkDocsConfig) -> None:
         site_dir = Path(config.site_dir) / lang
         log.info("Building language '%s' into %s", lang, site_dir)
         proc = subprocess.Popen([*args, "-d", str(site_dir)], env={**env, "LESSON_LANG": lang},
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         STATE.children.append((lang, proc, site_dir))
+
+
+def _release_language_builds() -> None:
+    for _, proc, _ in STATE.children:
+        with contextlib.suppress(BrokenPipeError):  # it failed already: _wait_for_language_builds says why
+            proc.stdin.write(GO + "\n")
+            proc.stdin.flush()  # communicate() closes it
+
+
+def _wait_for_results() -> None:
+    """In a language build started by the Japanese one: wait until it has stored every result."""
+    if os.environ.pop(WAIT_ENV, None) and sys.stdin.readline().strip() != GO:
+        raise PluginError("the Japanese build stopped before every result was stored")
 
 
 def _wait_for_language_builds() -> None:
