@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -15,15 +16,20 @@ ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
 
 
-STORE = Path(tempfile.mkdtemp(prefix="lesson-test-store-"))
+OUTER_STORE = os.environ.get("LESSON_STORE")
+STORE = Path(OUTER_STORE or tempfile.mkdtemp(prefix="lesson-test-store-"))
 """One store of execution results for the whole test session: it starts empty, as in CI, and every build of
-the session (the project's and its broken copies') shares it, so only what a test changed runs again."""
+the session (the project's and its broken copies') shares it, so only what a test changed runs again. The
+session's workers (pytest-xdist) and a session a test starts inside a copy (tests/test_drift.py) are given it
+through the environment; the session that made it removes it."""
+os.environ["LESSON_STORE"] = str(STORE)
 
 
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True):
     """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
     failure show its output in the assertion message."""
-    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE"}  # a stray one would pick a language or store
+    # a stray one would pick a language, a store or a site
+    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", PREBUILT_ENV}
     full_env = {k: v for k, v in os.environ.items() if k not in stray}
     full_env.update({"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE),
                      **(env or {})})
@@ -33,22 +39,34 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     return proc
 
 
-def run_snippet(name: str, lang: str = "ja") -> str:
-    """Run snippets/<name> on its own, as a reader would, and return what it printed."""
-    return run([sys.executable, str(SNIPPETS / name)], env={"LESSON_LANG": lang}).stdout
-
-
 def build_site(project: Path, site_dir: Path, env: dict[str, str] | None = None, check: bool = True):
     """`mkdocs build --strict` of a project folder into site_dir."""
     return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)],
                cwd=project, env=env, check=check)
 
 
+PREBUILT_ENV = "LESSON_TEST_SITE"
+"""A site a test has just built from a broken copy, for the test session it starts in that copy to read
+(tests/test_drift.py): the inner session then checks that build instead of building the copy again."""
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The whole site, every language, built once per test session exactly as the README's build does."""
-    site = tmp_path_factory.mktemp("built") / "site"
-    build_site(ROOT, site)
+    if os.environ.get(PREBUILT_ENV):
+        return Path(os.environ[PREBUILT_ENV])
+    # Under pytest-xdist each worker asks for it: the first builds it, in the folder the workers share, while
+    # the others wait on the lock (the same folder is the session's own folder without workers).
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    site, built = shared / "built-site", shared / "built-site.ok"
+    with open(shared / "built-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            shutil.rmtree(site, ignore_errors=True)  # a worker's failed attempt
+            build_site(ROOT, site)
+            built.touch()
     return site
 
 
@@ -67,7 +85,8 @@ def project_copy(tmp_path) -> Path:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    shutil.rmtree(STORE, ignore_errors=True)
+    if not OUTER_STORE:
+        shutil.rmtree(STORE, ignore_errors=True)
 
 
 def pytest_addoption(parser):

@@ -9,20 +9,23 @@ import re
 import sys
 from pathlib import Path
 
-from conftest import build_site, run
+from conftest import PREBUILT_ENV, build_site, run
 
 
-def pytest_in(project: Path, *args: str):
-    """The README's test command, limited to some tests, run inside a copy of the project."""
-    return run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *args], cwd=project,
-               env={"PYTHONPATH": str(project / "src")}, check=False)
+def pytest_in(project: Path, *args: str, site: Path | None = None):
+    """The README's test command, limited to some tests, run inside a copy of the project (reading `site`, the
+    copy's build, instead of building it again)."""
+    env = {"PYTHONPATH": str(project / "src"), **({PREBUILT_ENV: str(site)} if site else {})}
+    return run([sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", *args], cwd=project,
+               env=env, check=False)
 
 
-def test_a_code_change_that_makes_a_prose_claim_false_fails(project_copy):
+def test_a_code_change_that_makes_a_prose_claim_false_fails(project_copy, tmp_path):
     snippet = project_copy / "snippets" / "scoring.py"
     text = snippet.read_text(encoding="utf-8")
     snippet.write_text(text.replace("q_guang = torch.tensor([1.0, 0.0])", "q_guang = torch.tensor([0.0, 1.0])"))
-    proc = pytest_in(project_copy, "tests/test_claims.py", "-k", "prose_claim")
+    build_site(project_copy, tmp_path / "site", env={"LESSON_LANG": "ja"})  # the claims are on the Japanese pages
+    proc = pytest_in(project_copy, "tests/test_claims.py", "-k", "prose_claim", site=tmp_path / "site")
     assert proc.returncode == 1
     assert "docs/ja/query-key.md" in proc.stdout and "snippets/scoring.py" in proc.stdout
 
@@ -56,8 +59,8 @@ def test_snapshot_catches_a_changed_output_and_the_update_flag_round_trips(proje
     proc = pytest_in(project_copy, "tests/test_snapshots.py", "-k", "scoring")
     assert proc.returncode == 1 and "tests/snapshots/ja/scoring.txt" in proc.stdout
 
-    assert pytest_in(project_copy, "tests/test_snapshots.py", "--update-snapshots").returncode == 0
+    assert pytest_in(project_copy, "tests/test_snapshots.py", "-k", "scoring", "--update-snapshots").returncode == 0
     updated = {p: p.read_bytes() for p in (project_copy / "tests" / "snapshots").rglob("*.*")}
     assert re.search(r"'光': 0\.6\b", updated[project_copy / "tests" / "snapshots" / "ja" / "scoring.txt"].decode())
-    assert pytest_in(project_copy, "tests/test_snapshots.py").returncode == 0
+    assert pytest_in(project_copy, "tests/test_snapshots.py", "-k", "scoring").returncode == 0
     assert {p: p.read_bytes() for p in updated} == updated  # a clean run writes nothing

@@ -1,4 +1,7 @@
-"""Each snippet, run on its own as a reader would, prints what the lesson says it prints."""
+"""The lesson, run from a terminal as a reader would, prints what the lesson text says it prints.
+
+One run of ``python snippets/attention.py`` (every section, each its snippet file) is shared by the section
+tests; that each listing also runs on its own, as copied, is tests/test_reader_code.py's."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, run, run_snippet
+from conftest import ROOT, SNIPPETS, run
 
 import attention_lesson as al
 
@@ -42,22 +45,33 @@ def table_rows(output: str) -> list[list[str]]:
     return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
 
 
-def test_section1_prints_the_lessons_averaging_matrix():
-    out = run_snippet("averaging.py")
+@pytest.fixture(scope="module")
+def lesson() -> str:
+    """What `python snippets/attention.py` prints: every section, each under its `== N. ` heading."""
+    return run([sys.executable, "snippets/attention.py"]).stdout
+
+
+def section(output: str, number: int) -> str:
+    parts = re.split(r"^== (\d)\. .*$", output, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))[str(number)]
+
+
+def test_section1_prints_the_lessons_averaging_matrix(lesson):
+    out = section(lesson, 1)
     assert LESSON_AVERAGING in out
     assert out.rstrip().endswith("True")
 
 
-def test_section2_scores_and_softmax_match_the_lesson():
-    assert printed_dicts(run_snippet("scoring.py")) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
+def test_section2_scores_and_softmax_match_the_lesson(lesson):
+    assert printed_dicts(section(lesson, 2)) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
 
 
-def test_section3_standalone_snippet_reproduces_the_lessons_causal_weights():
-    assert LESSON_CAUSAL in run_snippet("causal_mask.py")
+def test_section3_standalone_snippet_reproduces_the_lessons_causal_weights(lesson):
+    assert LESSON_CAUSAL in section(lesson, 3)
 
 
-def test_section4_std_tracks_sqrt_d_and_scaling_keeps_softmax_spread():
-    rows = table_rows(run_snippet("scaling.py"))
+def test_section4_std_tracks_sqrt_d_and_scaling_keeps_softmax_spread(lesson):
+    rows = table_rows(section(lesson, 4))
     assert [int(r[0]) for r in rows] == [16, 64, 256, 1024]
     for d, std, sqrt_d, _unscaled, scaled in rows:
         assert float(sqrt_d) == pytest.approx(math.sqrt(int(d)))
@@ -68,8 +82,8 @@ def test_section4_std_tracks_sqrt_d_and_scaling_keeps_softmax_spread():
     assert unscaled[0] >= 0.75
 
 
-def test_section5_head_shapes_and_agreement_with_sdpa():
-    out = run_snippet("head.py")
+def test_section5_head_shapes_and_agreement_with_sdpa(lesson):
+    out = section(lesson, 5)
     assert "(5, 16)" in out and out.count("(5, 8)") == 2
     diff = float(re.search(r"scaled_dot_product_attention\D*([0-9.]+e[-+]\d+)", out).group(1))
     assert diff < 1e-6
@@ -110,8 +124,8 @@ def test_wrong_input_says_what_was_expected(call, message):
         call()
 
 
-def test_whole_lesson_runs_from_a_terminal_with_the_lessons_headings():
-    out = run([sys.executable, "snippets/attention.py"]).stdout
+def test_whole_lesson_runs_from_a_terminal_with_the_lessons_headings(lesson):
+    out = lesson
     headings = re.findall(r"^== (\d)\. ", out, flags=re.M)
     assert headings == ["1", "2", "3", "4", "5"]
     assert LESSON_AVERAGING in out and LESSON_CAUSAL in out

@@ -1,6 +1,6 @@
 """Code a reader copies runs as copied: every titled listing of every page, in every language, and every
-downloadable notebook, run in a fresh Python where only torch is installed (``attention_lesson`` cannot be
-imported), print what the page or notebook shows. Timings are the one exception: they are compared as text
+downloadable notebook, run in a fresh namespace of a Python where only torch is installed (``attention_lesson``
+cannot be imported), print what the page or notebook shows. Timings are the one exception: they are compared as text
 with the numbers left out."""
 
 from __future__ import annotations
@@ -23,24 +23,42 @@ PAGES = ["averaging", "query-key", "causal-mask", "scaling", "head", "cost"]
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "docs" / "ja" / "notebooks").glob("*.py"))
 TIMED_COLUMNS = {"cost": {1, 2}}  # the time columns of the cost table (the memory columns do not vary)
 
-# Run before the reader's code: any import of attention_lesson fails, as it would on a reader's machine.
-NO_PACKAGE = """
-import sys
+# A new interpreter where importing attention_lesson fails, as on a reader's machine. It runs each piece of code
+# it is given (JSON on stdin: a list of sources) in a fresh namespace, with torch's global state (printing
+# options, random generator, grad mode, default dtype) reset to what a new interpreter has, and prints each
+# one's output after a separator line. One interpreter per language instead of one per listing: `import torch`
+# is most of a short listing's time.
+READER = """
+import contextlib, io, json, sys, traceback
 class _NotInstalled:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] == "attention_lesson":
             raise ModuleNotFoundError(f"No module named {name!r} (a reader has torch only)")
 sys.meta_path.insert(0, _NotInstalled())
-code = sys.stdin.read()
-exec(compile(code, "copied.py", "exec"), {"__name__": "__main__"})
+import torch
+fresh_rng, fresh_dtype = torch.get_rng_state(), torch.get_default_dtype()
+for number, code in enumerate(json.loads(sys.stdin.read())):
+    torch.set_printoptions(profile="default")
+    torch.set_rng_state(fresh_rng)
+    torch.set_grad_enabled(True)
+    torch.set_default_dtype(fresh_dtype)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"copied-{number}.py", "exec"), {"__name__": "__main__"})
+        result = {"ok": True, "printed": out.getvalue()}
+    except BaseException:
+        result = {"ok": False, "printed": out.getvalue(), "error": traceback.format_exc()}
+    print(json.dumps(result), flush=True)
 """
 
 
-def run_as_reader(code: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", NO_PACKAGE], input=code, capture_output=True, text=True,
-                          cwd=Path("/"), env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"})
-    assert proc.returncode == 0, f"the copied code failed:\n{proc.stderr[-3000:]}"
-    return proc.stdout
+def run_as_reader(sources: list[str]) -> list[dict]:
+    """What each source prints when a reader runs it (see READER)."""
+    proc = subprocess.run([sys.executable, "-c", READER], input=json.dumps(sources), capture_output=True,
+                          text=True, cwd=Path("/"), env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"})
+    assert proc.returncode == 0, f"the reader's interpreter failed:\n{proc.stderr[-3000:]}"
+    return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
 def text(fragment: str) -> str:
@@ -67,19 +85,37 @@ def table_cells(markdown_or_html: str) -> list[list[str]]:
 CASES = [(lang, page) for lang in LANGS for page in PAGES]
 
 
+def notebook_cells(site: Path, lang: str, name: str) -> tuple[list[str], list[str]]:
+    """A downloadable notebook's code cells and the text outputs stored with each."""
+    path = site / ("" if lang == "ja" else lang) / "notebooks" / name / f"{name}.ipynb"
+    cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    return (["".join(c["source"]) for c in cells],
+            ["".join("".join(o.get("text", "")) for o in c.get("outputs", [])) for c in cells])
+
+
+MARKER = "print('\\x00cell')\n"  # between a notebook's cells, to split its output back into cells
+
+
 @pytest.fixture(scope="module")
-def reader_runs(built_site) -> dict[tuple[str, str], tuple[str, str]]:
-    """Every listing run as a reader would, two at a time (the machine has two cores)."""
-    listings = {case: listing(built_site, *case) for case in CASES}
+def reader_runs(built_site) -> dict[tuple[str, str], dict]:
+    """Every listing and notebook, as a reader runs it: one interpreter per language, two at a time (the
+    machine has two cores). A notebook runs top to bottom in one namespace, as Jupyter runs it."""
+    work = {lang: [(page, listing(built_site, lang, page)[0]) for page in PAGES]
+            + [(name, MARKER.join(code + "\n" for code in notebook_cells(built_site, lang, name)[0]))
+               for name in NOTEBOOKS]
+            for lang in LANGS}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outputs = dict(zip(listings, pool.map(lambda case: run_as_reader(listings[case][0]), listings),
+        results = dict(zip(work, pool.map(lambda lang: run_as_reader([code for _, code in work[lang]]), work),
                            strict=True))
-    return {case: (outputs[case], listings[case][1]) for case in CASES}
+    return {(lang, what): result for lang in LANGS for (what, _), result in zip(work[lang], results[lang],
+                                                                                strict=True)}
 
 
 @pytest.mark.parametrize(("lang", "page"), CASES)
-def test_listing_runs_as_copied_and_prints_what_the_page_shows(reader_runs, lang, page):
-    printed, shown = reader_runs[(lang, page)]
+def test_listing_runs_as_copied_and_prints_what_the_page_shows(built_site, reader_runs, lang, page):
+    run = reader_runs[(lang, page)]
+    assert run["ok"], f"{lang}/{page}: the copied listing failed:\n{run['error']}"
+    printed, shown = run["printed"], listing(built_site, lang, page)[1]
     if "<table" in shown:
         expected, got = table_cells(shown), table_cells(printed)
         assert len(got) == len(expected), f"{lang}/{page}: {got} vs {expected}"
@@ -95,14 +131,11 @@ def test_listing_runs_as_copied_and_prints_what_the_page_shows(reader_runs, lang
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_top_to_bottom_with_torch_only(built_site, lang, name):
-    path = built_site / ("" if lang == "ja" else lang) / "notebooks" / name / f"{name}.ipynb"
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    marker = "print('\\x00cell')\n"  # between cells, to split the output back into cells
-    code = marker.join("".join(c["source"]) + "\n" for c in cells)
-    printed = run_as_reader(code).split("\x00cell\n")
-    stored = ["".join("".join(o.get("text", "")) for o in c.get("outputs", [])) for c in cells]
+def test_notebook_runs_top_to_bottom_with_torch_only(built_site, reader_runs, lang, name):
+    run = reader_runs[(lang, name)]
+    assert run["ok"], f"{lang}/{name}.ipynb failed when run top to bottom:\n{run['error']}"
+    printed = run["printed"].split("\x00cell\n")
+    stored = notebook_cells(built_site, lang, name)[1]
     assert len(printed) == len(stored)
     for got, want in zip(printed, stored, strict=True):
         if name == "exercise-3":  # timings: the same lines, the numbers (and the padding of their width) left out

@@ -142,7 +142,7 @@ try:
 except Abort:
     sys.exit(3)
 """
-    proc = run([sys.executable, "-c", script], cwd=project_copy, check=False)
+    proc = run([sys.executable, "-c", script], cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert "name 'secret' is not defined" in proc.stderr
 
