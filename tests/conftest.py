@@ -50,30 +50,53 @@ PREBUILT_ENV = "LESSON_TEST_SITE"
 (tests/test_drift.py): the inner session then checks that build instead of building the copy again."""
 
 
+def _built_once(tmp_path_factory, name: str, build) -> Path:
+    """A site every worker of the session shares: under pytest-xdist each worker asks for it, the first one
+    builds it in the folder the workers share while the others wait on the lock (without workers, that folder
+    is the session's own)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    site, built = shared / name, shared / f"{name}.ok"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            shutil.rmtree(site, ignore_errors=True)  # a worker's failed attempt
+            build(site)
+            built.touch()
+    return site
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The whole site, every language, built once per test session exactly as the README's build does."""
     if os.environ.get(PREBUILT_ENV):
         return Path(os.environ[PREBUILT_ENV])
-    # Under pytest-xdist each worker asks for it: the first builds it, in the folder the workers share, while
-    # the others wait on the lock (the same folder is the session's own folder without workers).
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent
-    site, built = shared / "built-site", shared / "built-site.ok"
-    with open(shared / "built-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not built.exists():
-            shutil.rmtree(site, ignore_errors=True)  # a worker's failed attempt
-            build_site(ROOT, site)
-            built.touch()
-    return site
+    return _built_once(tmp_path_factory, "built-site", lambda site: build_site(ROOT, site))
 
 
-@pytest.fixture
-def project_copy(tmp_path) -> Path:
-    """A throwaway copy of the project (sources only) to break on purpose."""
-    dest = tmp_path / "project"
+SITE_URL = "https://example.org/attention/"
+REPO_URL = "https://github.com/example/attention-lesson"
+UNTRANSLATED = ("en", "quiz.md")
+"""The page the published site below lacks in one language, as a site does while a translation is under way."""
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory) -> Path:
+    """The site as the deployment builds it (LESSON_SITE_URL and LESSON_REPO_URL set), from a copy in which
+    docs/en/quiz.md is not translated yet."""
+
+    def build(site: Path) -> None:
+        project = copy_project(tmp_path_factory.mktemp("published-project"))
+        (project / "docs" / UNTRANSLATED[0] / UNTRANSLATED[1]).unlink()
+        build_site(project, site, env={"LESSON_SITE_URL": SITE_URL, "LESSON_REPO_URL": REPO_URL})
+
+    return _built_once(tmp_path_factory, "published-site", build)
+
+
+def copy_project(dest: Path) -> Path:
+    """A copy of the project's sources in dest/project: no virtualenv, build, cache or git folder."""
+    dest = dest / "project"
     anywhere = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".ruff_cache")
     at_root = {".venv", "site", ".git", ".cache", "node_modules"}  # the built site, not src/attention_lesson/site
 
@@ -82,6 +105,12 @@ def project_copy(tmp_path) -> Path:
 
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
+
+
+@pytest.fixture
+def project_copy(tmp_path) -> Path:
+    """A throwaway copy of the project (sources only) to break on purpose."""
+    return copy_project(tmp_path)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -12,6 +12,7 @@ the module is skipped, except under CI (``$CI`` set), where it fails.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -116,10 +117,10 @@ def chromium_browser(_require_chromium: None) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture(scope="session")
-def site_url(chromium_browser: Browser, built_site: Path) -> Iterator[str]:
-    """The built site over HTTP on 127.0.0.1 (a free port), served from a thread for the session."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def _served(folder: Path) -> Iterator[str]:
+    """A built site over HTTP on 127.0.0.1 (a free port), served from a thread."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -129,6 +130,20 @@ def site_url(chromium_browser: Browser, built_site: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_url(chromium_browser: Browser, built_site: Path) -> Iterator[str]:
+    """The session's build (the README's), served for the session."""
+    with _served(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def published_url(chromium_browser: Browser, published_site: Path) -> Iterator[str]:
+    """The deployment's build, with a repository URL and one English page not translated yet (conftest)."""
+    with _served(published_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -344,6 +359,58 @@ def test_switcher_on_the_404_page_reaches_every_language(page: Page, site_url: s
             href = link.get_attribute("href")
             assert href == "/" + prefix(target), f"/{prefix(lang)}404.html → {target}: {href}"
             assert page.request.get(site_url.rstrip("/") + href).status == 200
+
+
+def test_a_fallback_page_says_so_and_links_the_original_its_translation_and_every_language(
+    page: Page, published_url: str
+) -> None:
+    """What a reader and a translator see on a page not translated yet: the banner, its links, the edit button
+    (it creates the missing file) and a switcher that reaches the same page in every language."""
+    from conftest import REPO_URL, UNTRANSLATED
+
+    from attention_lesson.site import i18n
+
+    lang, source = UNTRANSLATED
+    slug = source.removesuffix(".md")
+    page.goto(f"{published_url}{prefix(lang)}{slug}/")
+    banner = page.locator("article .admonition.warning").first
+    assert banner.is_visible() and i18n.ui("untranslated", lang) in banner.inner_text()
+    create = f"{REPO_URL}/new/main/docs/{lang}?filename={source}"
+    assert banner.locator(f'a[href="{create}"]').is_visible()
+    assert banner.locator(f'a[href="{REPO_URL}/blob/main/docs/TRANSLATING.md"]').is_visible()
+    edit = page.locator("a.md-content__button[rel=edit]")
+    assert edit.is_visible() and edit.get_attribute("href") == create
+    for target in i18n.languages():
+        href = page.locator(f'a.md-select__link[hreflang="{target}"]').evaluate("a => a.href")
+        assert href == f"{published_url}{prefix(target)}{slug}/", f"{lang}/{slug} → {target}: {href}"
+        response = page.request.get(href)
+        assert response.status == 200 and f'<html lang="{target}"' in response.text(), href
+    banner.locator('a[hreflang="ja"]').click()  # the Japanese original
+    page.wait_for_url(f"{published_url}{slug}/")
+    assert page.get_attribute("html", "lang") == "ja"
+
+
+def test_the_edit_button_opens_the_pages_own_file_in_every_language(page: Page, published_url: str) -> None:
+    from conftest import REPO_URL
+
+    from attention_lesson.site import i18n
+
+    opened: list[str] = []
+
+    def github(route) -> None:  # offline: answer for GitHub, and note where the click went
+        opened.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<title>editor</title>")
+
+    page.route(f"{REPO_URL}/**", github)
+    for lang in i18n.languages():
+        page.goto(f"{published_url}{prefix(lang)}scaling/")
+        edit = page.locator("a.md-content__button[rel=edit]")
+        assert edit.is_visible(), f"/{prefix(lang)}scaling/: no edit button"
+        title = edit.get_attribute("title") or ""
+        assert title and (lang == "en" or not re.search(r"[A-Za-z]{3,}", title)), f"{lang}: title {title!r}"
+        edit.click()
+        page.wait_for_url(f"{REPO_URL}/**")
+        assert opened[-1] == f"{REPO_URL}/edit/main/docs/{lang}/scaling.md"
 
 
 def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[str]) -> None:

@@ -8,12 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, build_site
+from conftest import REPO_URL, SITE_URL, UNTRANSLATED
 
 from attention_lesson.site import i18n
 
-SITE_URL = "https://example.org/attention/"
-REPO_URL = "https://github.com/example/attention-lesson"
 LANGS = i18n.languages()
 
 
@@ -21,11 +19,10 @@ def prefix(lang: str) -> str:
     return "" if lang == i18n.DEFAULT_LANG else f"{lang}/"
 
 
-@pytest.fixture(scope="module")
-def published(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("published") / "site"
-    build_site(ROOT, site, env={"LESSON_SITE_URL": SITE_URL, "LESSON_REPO_URL": REPO_URL})
-    return site
+@pytest.fixture
+def published(published_site) -> Path:
+    """The deployment's build (see conftest.published_site: one English page is not translated yet)."""
+    return published_site
 
 
 def pages(site: Path, lang: str) -> list[str]:
@@ -82,12 +79,10 @@ def test_edit_links_point_at_each_pages_own_file(published):
         assert f'href="{REPO_URL}/edit/main/docs/{lang}/notebooks/exercise-1.py"' in notebook
 
 
-def test_a_fallback_page_links_to_where_its_translation_goes_and_to_the_guide(project_copy, tmp_path):
-    (project_copy / "docs" / "en" / "quiz.md").unlink()
-    site = tmp_path / "site"
-    build_site(project_copy, site, env={"LESSON_LANG": "en", "LESSON_REPO_URL": REPO_URL})
-    raw = html.unescape((site / "en" / "quiz" / "index.html").read_text(encoding="utf-8"))
-    assert f"{REPO_URL}/new/main/docs/en?filename=quiz.md" in raw
+def test_a_fallback_page_links_to_where_its_translation_goes_and_to_the_guide(published):
+    lang, page = UNTRANSLATED
+    raw = html.unescape((published / lang / page.removesuffix(".md") / "index.html").read_text(encoding="utf-8"))
+    assert f"{REPO_URL}/new/main/docs/{lang}?filename={page}" in raw
     assert f"{REPO_URL}/blob/main/docs/TRANSLATING.md" in raw
 
 
