@@ -106,7 +106,26 @@ def validate(lang: str) -> list[str]:
 
     The translators' check and the build both report these (and nothing else runs on a broken file), so a
     translator reads one line naming their file instead of a traceback from wherever the text was first used.
+    Checked again only when the file or the Japanese one changed (`mkdocs serve` validates every language on
+    each rebuild).
     """
+    return list(_validated(str(docs_dir()), lang, _stamp(lang), _stamp(DEFAULT_LANG)))
+
+
+def _stamp(lang: str) -> tuple[int, int] | None:
+    try:
+        stat = (docs_dir() / lang / STRINGS_FILE).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _validated(docs: str, lang: str, stamp: tuple[int, int] | None, source: tuple[int, int] | None) -> tuple:
+    return tuple(_problems(lang))
+
+
+def _problems(lang: str) -> list[str]:
     path = docs_dir() / lang / STRINGS_FILE
     try:
         root = yaml.compose(path.read_text(encoding="utf-8"))
@@ -319,6 +338,13 @@ def localize_source(source: str, lang: str | None = None) -> str:
     runs. One with no translation stays Japanese (the completeness check lists it).
     """
     lang = lang or current_language()
+    return _localized(source, lang, str(docs_dir()), _stamp(lang))
+
+
+@functools.lru_cache(maxsize=256)
+def _localized(source: str, lang: str, docs: str, stamp: tuple[int, int] | None) -> str:
+    """localize_source, kept per source and state of strings.yml: every rebuild under `mkdocs serve` shows the
+    same listings, and tokenizing them is a tenth of a rebuild."""
     data = strings(lang)
     comments, literals = data.get("comments") or {}, data.get("literals") or {}
     edits = []

@@ -12,12 +12,12 @@ after its translation's last change is reported as outdated.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from attention_lesson.site import i18n
 
@@ -34,6 +34,13 @@ _STRUCTURE = re.compile(
 
 def structure(markdown: str) -> list[str]:
     """The lines and targets a translation must keep, in order (math bodies kept verbatim)."""
+    return list(_structure(markdown))
+
+
+@functools.lru_cache(maxsize=256)
+def _structure(markdown: str) -> tuple[str, ...]:
+    """structure(), kept per page text: `mkdocs serve` checks every page of every language at each rebuild
+    (the status page), and only the edited one is new."""
     items: list[str] = []
     in_math = False
     for line in markdown.splitlines():
@@ -57,16 +64,24 @@ def structure(markdown: str) -> list[str]:
                 target = m["target"]
                 # Anchors into headings are translated with the heading; the page they point to is not.
                 items.append(f"link: {target.split('#')[0] if not target.startswith('#') else '#'}")
-    return items
+    return tuple(items)
 
 
-def _last_change(path: Path) -> int | None:
+def _last_changes() -> dict[str, int]:
+    """When each file under docs/ was last committed: one `git log` for all of them (a call per page and
+    language was most of a status check). Empty outside a git checkout."""
     try:
-        out = subprocess.run(["git", "log", "-1", "--format=%ct", "--", str(path)], cwd=i18n.ROOT,
-                             capture_output=True, text=True, check=True).stdout.strip()
+        out = subprocess.run(["git", "log", "--format=%x00%ct", "--name-only", "--", "docs"], cwd=i18n.ROOT,
+                             capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return None
-    return int(out) if out else None
+        return {}
+    changes: dict[str, int] = {}
+    for commit in out.split("\0")[1:]:  # newest first: the first commit naming a file is its last change
+        stamp, *names = commit.strip().splitlines()
+        for name in names:
+            if name:
+                changes.setdefault(name, int(stamp))
+    return changes
 
 
 @dataclass
@@ -124,6 +139,7 @@ def check(lang: str) -> Report:
     report.missing_pages = [p for p in source_pages if p not in own_pages]
     report.extra_pages = [p for p in own_pages if p not in source_pages]
     docs = i18n.docs_dir()
+    changes = _last_changes() if lang != i18n.DEFAULT_LANG else {}
     for page in source_pages:
         if page in report.missing_pages:
             continue
@@ -133,7 +149,7 @@ def check(lang: str) -> Report:
         actual = structure(own.read_text(encoding="utf-8"))
         if expected != actual:
             report.drift.append(f"docs/{lang}/{page}: {_first_difference(expected, actual)}")
-        src_time, own_time = _last_change(src), _last_change(own)
+        src_time, own_time = (changes.get(p.relative_to(i18n.ROOT).as_posix()) for p in (src, own))
         if lang != i18n.DEFAULT_LANG and src_time and own_time and src_time > own_time:
             report.outdated.append(page)
 
