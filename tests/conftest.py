@@ -129,3 +129,15 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_snapshots(request) -> bool:
     return request.config.getoption("--update-snapshots")
+
+
+FIRST = ["test_browser.py", "test_lesson.py", "test_figures.py", "test_runner.py", "test_snapshots.py",
+         "test_lint.py", "test_workflow.py"]
+"""The order modules are handed to the two workers (one module per worker, in this order: see addopts in
+pyproject.toml): the browser tests first, whose worker builds the session's site; then the modules that neither
+build nor read a site, so the other worker has work meanwhile; the rest after them, in file order, when the
+store of results is warm."""
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: FIRST.index(item.path.name) if item.path.name in FIRST else len(FIRST))

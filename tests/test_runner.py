@@ -201,3 +201,22 @@ def test_prune_drops_old_entries_and_keeps_the_store_within_its_size(tmp_path):
         os.utime(path, (1000 + i, 1000 + i) if i == 0 else (2e9 + i, 2e9 + i))
     assert store.prune(max_age=10 * 365 * 86400, max_bytes=1500) == 3  # the ancient one, then the oldest
     assert [store.get(k) is not None for k in keys] == [False, False, False, True]
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", None], ids=["empty", "garbage", "truncated"])
+def test_a_damaged_compiled_template_is_compiled_again(tmp_path, damage):
+    """The theme templates' bytecode cache (kept beside the store): a damaged file is a miss, never an error."""
+    import jinja2
+
+    from attention_lesson.site.hooks import _CompiledTemplates
+
+    def render() -> str:
+        env = jinja2.Environment(loader=jinja2.DictLoader({"page.html": "{{ 6 * 7 }} {{ name }}"}),
+                                 bytecode_cache=_CompiledTemplates(str(tmp_path)))
+        return env.get_template("page.html").render(name="頭")
+
+    assert render() == "42 頭"
+    [cached] = tmp_path.iterdir()
+    cached.write_bytes(cached.read_bytes()[:12] if damage is None else damage)
+    assert render() == "42 頭"
+    assert render() == "42 頭"  # from the file the second render wrote again

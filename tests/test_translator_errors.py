@@ -168,6 +168,20 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
         while "A sentence the editor just wrote." not in _get(f"{base}/en/values/")[1]:
             assert time.monotonic() < deadline, "the English edit never reached /en/values/"
             time.sleep(0.1)
+
+        # A mistake in the English pages: its preview shows what is wrong, then recovers when it is undone.
+        fixed = english.read_text(encoding="utf-8")
+        english.write_text(fixed + "\n[next](no-such-page.md)\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while "no-such-page.md" not in _get(f"{base}/en/")[1]:
+            assert time.monotonic() < deadline, "the English preview never said what is wrong"
+            time.sleep(0.1)
+        assert _get(f"{base}/values/")[0] == 200  # Japanese keeps serving
+        english.write_text(fixed, encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while _get(f"{base}/en/values/")[0] != 200:
+            assert time.monotonic() < deadline, "the English preview did not recover"
+            time.sleep(0.1)
     except OSError as error:
         pytest.fail(f"mkdocs serve did not answer: {error}")
     finally:
@@ -176,5 +190,5 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
     lines = [line for line in output.splitlines() if "docs/ko/strings.yml:" in line]
     assert len(lines) >= 1 and all("not valid YAML" in line for line in lines), output[-2000:]
     assert "Traceback" not in output
-    after_edit = output[output.rindex("Detected file changes"):]
-    assert "Preview of 'en' rebuilt" in after_edit and "Building documentation" not in after_edit, after_edit
+    after_start = output[output.index("Detected file changes"):]
+    assert "Preview of 'en' rebuilt" in after_start and "Building documentation" not in after_start, after_start
