@@ -421,7 +421,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     guide = ""
     if repo:  # the page to create, in this language's folder, and the guide to translating
         page.edit_url = f"{repo}/new/main/docs/{STATE.lang}?filename={page.file.src_uri}"
-        guide = (f' <a href="{page.edit_url}">{i18n.ui("translate_page")}</a>'
+        guide = (f' · <a href="{page.edit_url}">{i18n.ui("translate_page")}</a>'
                  f' (<a href="{repo}/blob/main/docs/TRANSLATING.md">{i18n.ui("translate_guide")}</a>)')
     depth = page.url.count("/") + 1  # the page's folder, then the language folder, reach the Japanese root
     original = "../" * depth + page.url
