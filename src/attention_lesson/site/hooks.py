@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 import jinja2.bccache
+import watchdog.observers
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -202,6 +203,7 @@ PREVIEW = project.ROOT / ".cache" / "preview"
 def on_serve(server, config: MkDocsConfig, builder):
     """Watch every language folder. An edit there rebuilds that language's preview alone (see
     _refresh_previews); the Japanese build runs again only when what it is built from changed."""
+    _watch_natively(server, config)
     if _previews_all():
         for code in i18n.languages():
             if code != project.DEFAULT_LANG:
@@ -220,6 +222,25 @@ def on_serve(server, config: MkDocsConfig, builder):
 
         server.builder = rebuild
     return server
+
+
+def _watch_natively(server, config: MkDocsConfig) -> None:
+    """On Linux, the server learns of an edit from inotify (watchdog's native observer) instead of MkDocs'
+    default, a scan of every watched folder each 0.5 s: that scan was a quarter of a second of the average
+    edit's wait. The folders MkDocs watched before this hook are moved to the new observer; the server starts
+    it, as it would have started its own."""
+    if not sys.platform.startswith("linux"):
+        return
+    moved = []
+    for path in [config.docs_dir, config.config_file_path, *config.theme.dirs]:
+        try:
+            server.unwatch(path)
+        except KeyError:  # not watched (the theme is watched only with --watch-theme)
+            continue
+        moved.append(path)
+    server.observer = watchdog.observers.Observer()
+    for path in moved:
+        server.watch(path)
 
 
 def _source_inputs() -> str:
