@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 import jinja2.bccache
+import watchdog.events
 import watchdog.observers
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -224,6 +225,19 @@ def on_serve(server, config: MkDocsConfig, builder):
     return server
 
 
+class _EditsObserver(watchdog.observers.Observer):
+    """watchdog's native observer, passing on what an edit does to a file (written, created, deleted, moved)
+    and not its being opened or read: MkDocs rebuilds on every event it is handed, and every build opens the
+    sources, so opens would make each build start the next."""
+
+    EDITS = [watchdog.events.FileModifiedEvent, watchdog.events.FileClosedEvent, watchdog.events.FileCreatedEvent,
+             watchdog.events.FileDeletedEvent, watchdog.events.FileMovedEvent]
+
+    def schedule(self, event_handler, path, *, recursive=False, event_filter=None, **kwargs):
+        return super().schedule(event_handler, path, recursive=recursive, event_filter=event_filter or self.EDITS,
+                                **kwargs)
+
+
 def _watch_natively(server, config: MkDocsConfig) -> None:
     """On Linux, the server learns of an edit from inotify (watchdog's native observer) instead of MkDocs'
     default, a scan of every watched folder each 0.5 s: that scan was a quarter of a second of the average
@@ -238,7 +252,7 @@ def _watch_natively(server, config: MkDocsConfig) -> None:
         except KeyError:  # not watched (the theme is watched only with --watch-theme)
             continue
         moved.append(path)
-    server.observer = watchdog.observers.Observer()
+    server.observer = _EditsObserver()
     for path in moved:
         server.watch(path)
 
