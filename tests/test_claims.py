@@ -181,9 +181,10 @@ def test_cost_of_attention_grows_about_as_t_squared():
     finally:
         torch.set_num_threads(threads)
     exponent = statistics.median(exponents)
-    # Up to 3.2: with one thread and the other core busy with a large matrix product, medians of 2.6-2.9 were
-    # seen (2.4-2.7 on a quiet machine).
-    assert 1.8 <= exponent < 3.2, f"docs/ja/cost.md: time grows as T^{exponent:.2f}, not as T² ({exponents})"
+    # A quiet machine gives 2.4-2.7. Load bends it both ways: with the other core busy with a large matrix
+    # product, 2.6-2.9; with three test workers on two cores, 1.6. Linear attention would give about 1, a cubic
+    # algorithm 3 or more.
+    assert 1.5 <= exponent < 3.3, f"docs/ja/cost.md: time grows as T^{exponent:.2f}, not as T² ({exponents})"
 
 
 def test_every_language_states_the_same_numbers():
