@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -25,24 +26,57 @@ through the environment; the session that made it removes it."""
 os.environ["LESSON_STORE"] = str(STORE)
 
 
-def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True):
-    """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
-    failure show its output in the assertion message."""
+def _base_env() -> dict[str, str]:
     # a stray one would pick a language, a store or a site
-    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", PREBUILT_ENV}
-    full_env = {k: v for k, v in os.environ.items() if k not in stray}
-    full_env.update({"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE),
-                     **(env or {})})
-    proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
+    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", "PYTHONPATH", PREBUILT_ENV}
+    return {**{k: v for k, v in os.environ.items() if k not in stray}, "NO_MKDOCS_2_WARNING": "1"}
+
+
+class _Warm:
+    """This worker's warm Python (tests/warm.py), started on first use: it forks each `python -m ...` or
+    `python -c ...` command a test runs, after paying once for the imports every such command begins with."""
+
+    process: subprocess.Popen | None = None
+
+    @classmethod
+    def run(cls, args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+        if cls.process is None or cls.process.poll() is not None:
+            cls.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm.py")], cwd=ROOT,
+                                           env=_base_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        with tempfile.TemporaryDirectory(prefix="warm-") as folder:
+            out, err = Path(folder) / "out", Path(folder) / "err"
+            request = {"argv": args[1:], "cwd": str(cwd), "env": env, "out": str(out), "err": str(err)}
+            cls.process.stdin.write(json.dumps(request) + "\n")
+            cls.process.stdin.flush()
+            reply = cls.process.stdout.readline()
+            assert reply, f"tests/warm.py ended (exit {cls.process.wait()}) instead of running {' '.join(args)}"
+            return subprocess.CompletedProcess(args, json.loads(reply)["returncode"],
+                                               out.read_text(encoding="utf-8", errors="replace"),
+                                               err.read_text(encoding="utf-8", errors="replace"))
+
+
+def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True,
+        warm: bool = True):
+    """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
+    failure show its output in the assertion message.
+
+    `python -m ...` and `python -c ...` run in a child of the warm Python (tests/warm.py) unless `warm` is
+    false: the same command in a process of its own, minus the seconds of imports it would start with."""
+    full_env = {**_base_env(), "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE), **(env or {})}
+    if warm and args[0] == sys.executable and args[1] in ("-m", "-c"):
+        proc = _Warm.run(args, cwd, full_env)
+    else:
+        proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
 
-def build_site(project: Path, site_dir: Path, env: dict[str, str] | None = None, check: bool = True):
+def build_site(project: Path, site_dir: Path, env: dict[str, str] | None = None, check: bool = True,
+               warm: bool = True):
     """`mkdocs build --strict` of a project folder into site_dir."""
     return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)],
-               cwd=project, env=env, check=check)
+               cwd=project, env=env, check=check, warm=warm)
 
 
 PREBUILT_ENV = "LESSON_TEST_SITE"
@@ -72,7 +106,7 @@ def built_site(tmp_path_factory) -> Path:
     """The whole site, every language, built once per test session exactly as the README's build does."""
     if os.environ.get(PREBUILT_ENV):
         return Path(os.environ[PREBUILT_ENV])
-    return _built_once(tmp_path_factory, "built-site", lambda site: build_site(ROOT, site))
+    return _built_once(tmp_path_factory, "built-site", lambda site: build_site(ROOT, site, warm=False))
 
 
 SITE_URL = "https://example.org/attention/"
