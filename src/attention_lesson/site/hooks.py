@@ -397,7 +397,9 @@ def _status_table() -> dict:
 def _status_page() -> str:
     """The translation status page, in this build's language, regenerated at every build from the check."""
     table = _status_table()
-    codes = list(table["coverage"])
+    # the store keeps mappings with sorted keys: the columns follow the site's order of languages, whether the
+    # table was computed by this build or read back
+    codes = [code for code in i18n.languages() if code in table["coverage"]]
     word = {state: i18n.ui(f"status_{state}") for state in ("translated", "outdated", "missing")}
     names = [i18n.strings(code).get("name", code) for code in codes]
     lines = [
@@ -408,7 +410,7 @@ def _status_page() -> str:
         "| " + " | ".join([i18n.ui("status_page"), *names]) + " |",
         "|---" * (len(codes) + 1) + "|",
     ]
-    for page, states in table["pages"].items():
+    for page, states in sorted(table["pages"].items()):
         lines.append(f"| `{page}` | " + " | ".join(word[states[code]] for code in codes) + " |")
     coverage = [f"{table['coverage'][code]:.0%}" for code in codes]
     lines.append(f"| {i18n.ui('status_labels')} | " + " | ".join(coverage) + " |")
