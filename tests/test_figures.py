@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -13,6 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import yaml
+from conftest import run
 
 from attention_lesson import core
 from attention_lesson.core import WORDS, CostPoint
@@ -162,7 +162,7 @@ def test_deterministic_across_processes():
         "import sys; from attention_lesson import core; from attention_lesson.site.figures import heatmap_svg; "
         "sys.stdout.write(heatmap_svg(core.averaging_weights(5), 'avg'))"
     )
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    other = run([sys.executable, "-c", code]).stdout  # another process, with a hash seed of its own
     assert other == heatmap_svg(core.averaging_weights(5), "avg")
 
 
@@ -198,8 +198,7 @@ def test_heatmap_cells_are_the_values_rounded(weights):
 
 def test_heatmap_takes_the_snippet_output():
     """Run snippets/causal_mask.py and compare its printed weights with the figure's cells."""
-    out = subprocess.run([sys.executable, "snippets/causal_mask.py"], capture_output=True, text=True, check=True,
-                         cwd=i18n.ROOT).stdout
+    out = run([sys.executable, "snippets/causal_mask.py"]).stdout
     printed = [float(v) for v in re.findall(r"-?\d+\.\d+", out)]
     assert [float(c) for c in cell_texts(heatmap_svg(causal_weights(), "causal"))] == printed
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, Warm
 
 from attention_lesson.site import i18n
 
@@ -23,11 +21,11 @@ PAGES = ["averaging", "query-key", "causal-mask", "scaling", "head", "cost"]
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "docs" / "ja" / "notebooks").glob("*.py"))
 TIMED_COLUMNS = {"cost": {1, 2}}  # the time columns of the cost table (the memory columns do not vary)
 
-# A new interpreter where importing attention_lesson fails, as on a reader's machine. It runs each piece of code
-# it is given (JSON on stdin: a list of sources) in a fresh namespace, with torch's global state (printing
-# options, random generator, grad mode, default dtype) reset to what a new interpreter has, and prints each
-# one's output after a separator line. One interpreter per language instead of one per listing: `import torch`
-# is most of a short listing's time.
+# A Python where importing attention_lesson fails, as on a reader's machine. It runs each piece of code it is
+# given (a JSON file: a list of sources) in a fresh namespace, with torch's global state (printing options, random
+# generator, grad mode, default dtype) reset to what a new interpreter has, and prints each one's output as a
+# JSON line. One process per language instead of one per listing: `import torch` is most of a short listing's
+# time.
 READER = """
 import contextlib, io, json, sys, traceback
 class _NotInstalled:
@@ -37,7 +35,9 @@ class _NotInstalled:
 sys.meta_path.insert(0, _NotInstalled())
 import torch
 fresh_rng, fresh_dtype = torch.get_rng_state(), torch.get_default_dtype()
-for number, code in enumerate(json.loads(sys.stdin.read())):
+with open(sys.argv[1], encoding="utf-8") as sources:
+    codes = json.load(sources)
+for number, code in enumerate(codes):
     torch.set_printoptions(profile="default")
     torch.set_rng_state(fresh_rng)
     torch.set_grad_enabled(True)
@@ -53,10 +53,13 @@ for number, code in enumerate(json.loads(sys.stdin.read())):
 """
 
 
-def run_as_reader(sources: list[str]) -> list[dict]:
-    """What each source prints when a reader runs it (see READER)."""
-    proc = subprocess.run([sys.executable, "-c", READER], input=json.dumps(sources), capture_output=True,
-                          text=True, cwd=Path("/"), env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"})
+def run_as_reader(sources: list[str], folder: Path) -> list[dict]:
+    """What each source prints when a reader runs it (see READER), in a folder of its own with no project in
+    sight. The process comes from the warm Python (conftest.Warm), which has imported nothing of the project."""
+    given = folder / "sources.json"
+    given.write_text(json.dumps(sources), encoding="utf-8")
+    proc = Warm.run([sys.executable, "-c", READER, str(given)], folder,
+                    {"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"})
     assert proc.returncode == 0, f"the reader's interpreter failed:\n{proc.stderr[-3000:]}"
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
@@ -97,16 +100,15 @@ MARKER = "print('\\x00cell')\n"  # between a notebook's cells, to split its outp
 
 
 @pytest.fixture(scope="module")
-def reader_runs(built_site) -> dict[tuple[str, str], dict]:
-    """Every listing and notebook, as a reader runs it: one interpreter per language, two at a time (the
-    machine has two cores). A notebook runs top to bottom in one namespace, as Jupyter runs it."""
+def reader_runs(built_site, tmp_path_factory) -> dict[tuple[str, str], dict]:
+    """Every listing and notebook, as a reader runs it: one process per language. A notebook runs top to bottom
+    in one namespace, as Jupyter runs it."""
     work = {lang: [(page, listing(built_site, lang, page)[0]) for page in PAGES]
             + [(name, MARKER.join(code + "\n" for code in notebook_cells(built_site, lang, name)[0]))
                for name in NOTEBOOKS]
             for lang in LANGS}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(work, pool.map(lambda lang: run_as_reader([code for _, code in work[lang]]), work),
-                           strict=True))
+    results = {lang: run_as_reader([code for _, code in work[lang]], tmp_path_factory.mktemp(f"reader-{lang}"))
+               for lang in LANGS}
     return {(lang, what): result for lang in LANGS for (what, _), result in zip(work[lang], results[lang],
                                                                                 strict=True)}
 

@@ -1,4 +1,5 @@
-"""A warm Python for the commands the tests run many times: ``python -m mkdocs build``, ``python -m pytest``.
+"""A warm Python for the commands the tests run many times: ``python -m mkdocs build``, ``python -m pytest``,
+the lesson's scripts.
 
 Each of those commands first spends 2-5 s of CPU importing the same libraries (MkDocs, Material, markdown-exec,
 mkdocs-jupyter with nbconvert, torch, matplotlib) and loading the Chinese segmenter's dictionary that
@@ -11,7 +12,8 @@ Nothing of the project is imported here, so a test's broken copy is what its com
 threads and no torch operation before forking.
 
 Protocol: one JSON request per line on stdin, ``{"argv": [...], "cwd": ..., "env": {...}, "out": path,
-"err": path}`` where argv is what follows ``python`` (``-m module ...`` or ``-c code ...``); one JSON line
+"err": path}`` where argv is what follows ``python`` (``-m module ...``, ``-c code ...`` or ``script ...``),
+run with standard input empty; one JSON line
 ``{"returncode": n}`` per finished command on the stdout this process started with.
 """
 
@@ -63,8 +65,10 @@ def _child(request: dict, replies: int, base_path: list[str]) -> None:
         sys.argv = ["-c", *argv[2:]]
         sys.path[0] = ""
         exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 - as `python -c`
-    else:
-        raise SystemExit(f"warm.py runs `-m module` or `-c code`, not {argv[0]!r}")
+    else:  # a script
+        sys.argv = list(argv)
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+        runpy.run_path(argv[0], run_name="__main__")
 
 
 def _run_child(request: dict, replies: int, base_path: list[str]) -> None:
