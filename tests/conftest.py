@@ -32,9 +32,10 @@ def _base_env() -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in stray}, "NO_MKDOCS_2_WARNING": "1"}
 
 
-class _Warm:
-    """This worker's warm Python (tests/warm.py), started on first use: it forks each `python -m ...` or
-    `python -c ...` command a test runs, after paying once for the imports every such command begins with."""
+class Warm:
+    """This worker's warm Python (tests/warm.py), started on first use: it forks each `python -m ...`,
+    `python -c ...` or `python script.py` command a test runs, after paying once for the imports every such
+    command begins with. One command at a time."""
 
     process: subprocess.Popen | None = None
 
@@ -54,17 +55,27 @@ class _Warm:
                                                out.read_text(encoding="utf-8", errors="replace"),
                                                err.read_text(encoding="utf-8", errors="replace"))
 
+    @classmethod
+    def stop(cls) -> None:
+        """End of input: the warm Python exits."""
+        if cls.process is not None:
+            cls.process.stdin.close()
+            cls.process.wait(timeout=30)
+            cls.process.stdout.close()
+            cls.process = None
+
 
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True,
         warm: bool = True):
     """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
     failure show its output in the assertion message.
 
-    `python -m ...` and `python -c ...` run in a child of the warm Python (tests/warm.py) unless `warm` is
-    false: the same command in a process of its own, minus the seconds of imports it would start with."""
+    `python -m ...`, `python -c ...` and `python script.py` run in a child of the warm Python (tests/warm.py)
+    unless `warm` is false: the same command in a process of its own, minus the seconds of imports it would
+    start with."""
     full_env = {**_base_env(), "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE), **(env or {})}
-    if warm and args[0] == sys.executable and args[1] in ("-m", "-c"):
-        proc = _Warm.run(args, cwd, full_env)
+    if warm and args[0] == sys.executable and (args[1] in ("-m", "-c") or args[1].endswith(".py")):
+        proc = Warm.run(args, cwd, full_env)
     else:
         proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
     if check:
@@ -138,6 +149,11 @@ def copy_project(dest: Path) -> Path:
         return set(anywhere(folder, names)) | (at_root & set(names) if Path(folder) == ROOT else set())
 
     shutil.copytree(ROOT, dest, ignore=ignore)
+    # The notebooks' rendered HTML, keyed by each executed notebook (see hooks.py): what the session's build
+    # rendered, a copy need not render again (a changed notebook is a new key, rendered by the copy's build).
+    rendered = ROOT / ".cache" / "mkdocs-jupyter"
+    if rendered.is_dir():
+        shutil.copytree(rendered, dest / ".cache" / "mkdocs-jupyter")
     return dest
 
 
@@ -148,6 +164,7 @@ def project_copy(tmp_path) -> Path:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    Warm.stop()
     if not OUTER_STORE:
         shutil.rmtree(STORE, ignore_errors=True)
 
@@ -165,13 +182,16 @@ def update_snapshots(request) -> bool:
     return request.config.getoption("--update-snapshots")
 
 
-FIRST = ["test_browser.py", "test_lesson.py", "test_figures.py", "test_runner.py", "test_snapshots.py",
-         "test_lint.py", "test_workflow.py"]
-"""The order modules are handed to the two workers (one module per worker, in this order: see addopts in
-pyproject.toml): the browser tests first, whose worker builds the session's site; then the modules that neither
-build nor read a site, so the other worker has work meanwhile; the rest after them, in file order, when the
-store of results is warm."""
+ORDER = ["test_browser.py", "test_lesson.py", "test_figures.py", "test_snapshots.py", "test_runner.py",
+         "test_workflow.py", "test_lint.py", "test_reader_code.py", "test_translator_errors.py", "test_site.py",
+         "test_translations.py", "test_claims.py", "test_drift.py", "test_notebooks.py", "test_reproducible.py",
+         "test_published.py"]
+"""The order modules are handed to the two workers (one module per worker, each taking the next when it is
+done: see addopts in pyproject.toml). The browser tests first, whose worker builds the session's site and then
+visits it (about 80 s). Meanwhile the other worker runs the modules that neither build nor read a site; after
+them the store of results is warm, and the rest follow, longest first, so that the two workers finish together.
+A module not listed goes last."""
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: FIRST.index(item.path.name) if item.path.name in FIRST else len(FIRST))
+    items.sort(key=lambda item: ORDER.index(item.path.name) if item.path.name in ORDER else len(ORDER))

@@ -127,7 +127,7 @@ def _free_port() -> int:
 
 def _get(url: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        with urllib.request.urlopen(url, timeout=10) as response:  # a loaded machine can be slow
             return response.status, response.read().decode("utf-8")
     except urllib.error.HTTPError as error:
         return error.code, ""
