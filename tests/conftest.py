@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -32,37 +35,68 @@ def _base_env() -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in stray}, "NO_MKDOCS_2_WARNING": "1"}
 
 
-class Warm:
-    """This worker's warm Python (tests/warm.py), started on first use: it forks each `python -m ...`,
-    `python -c ...` or `python script.py` command a test runs, after paying once for the imports every such
-    command begins with. One command at a time."""
+WARM_ENV = "LESSON_TEST_WARM"
+OUTER_WARM = os.environ.get(WARM_ENV)
+WARM = Path(OUTER_WARM or Path(tempfile.mkdtemp(prefix="lesson-warm-")) / "socket")
+"""The socket of the session's warm Python (tests/warm.py), shared like the store: the session that made its
+folder stops it at the end and removes the folder."""
+os.environ[WARM_ENV] = str(WARM)
 
-    process: subprocess.Popen | None = None
+
+class Warm:
+    """The session's warm Python (tests/warm.py), started by the first command that needs it: it forks each
+    `python -m ...`, `python -c ...` or `python script.py` command a test runs, after paying once for the
+    imports every such command begins with."""
+
+    @staticmethod
+    def _connect() -> socket.socket:
+        with open(f"{WARM}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            with contextlib.suppress(OSError):
+                return Warm._open()
+            log = WARM.with_name("warm.log")
+            with open(log, "wb") as output:
+                server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm.py"), str(WARM)], cwd=ROOT,
+                                          env=_base_env(), stdin=subprocess.DEVNULL, stdout=output,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+            deadline = time.monotonic() + 120
+            while True:
+                with contextlib.suppress(OSError):
+                    return Warm._open()
+                assert server.poll() is None and time.monotonic() < deadline, \
+                    f"tests/warm.py did not start:\n{log.read_text(errors='replace')[-3000:]}"
+                time.sleep(0.05)
+
+    @staticmethod
+    def _open() -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(WARM))
+        except OSError:
+            sock.close()
+            raise
+        return sock
 
     @classmethod
     def run(cls, args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-        if cls.process is None or cls.process.poll() is not None:
-            cls.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm.py")], cwd=ROOT,
-                                           env=_base_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        with tempfile.TemporaryDirectory(prefix="warm-") as folder:
+        with tempfile.TemporaryDirectory(prefix="warm-") as folder, cls._connect() as sock:
             out, err = Path(folder) / "out", Path(folder) / "err"
             request = {"argv": args[1:], "cwd": str(cwd), "env": env, "out": str(out), "err": str(err)}
-            cls.process.stdin.write(json.dumps(request) + "\n")
-            cls.process.stdin.flush()
-            reply = cls.process.stdout.readline()
-            assert reply, f"tests/warm.py ended (exit {cls.process.wait()}) instead of running {' '.join(args)}"
-            return subprocess.CompletedProcess(args, json.loads(reply)["returncode"],
-                                               out.read_text(encoding="utf-8", errors="replace"),
-                                               err.read_text(encoding="utf-8", errors="replace"))
+            sock.sendall((json.dumps(request) + "\n").encode())
+            reply = sock.makefile(encoding="utf-8").readline()
+            stdout = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+            stderr = err.read_text(encoding="utf-8", errors="replace") if err.exists() else ""
+            assert reply, f"{' '.join(args)} ended without an exit code (killed by a signal?)\n{stdout}\n{stderr}"
+            return subprocess.CompletedProcess(args, json.loads(reply)["returncode"], stdout, stderr)
 
-    @classmethod
-    def stop(cls) -> None:
-        """End of input: the warm Python exits."""
-        if cls.process is not None:
-            cls.process.stdin.close()
-            cls.process.wait(timeout=30)
-            cls.process.stdout.close()
-            cls.process = None
+    @staticmethod
+    def stop() -> None:
+        """The session that made the warm Python's folder ends it and removes the folder."""
+        if OUTER_WARM:
+            return
+        with contextlib.suppress(OSError), Warm._open() as sock:
+            sock.sendall(b'{"stop": true}\n')
+        shutil.rmtree(WARM.parent, ignore_errors=True)
 
 
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True,

@@ -11,19 +11,23 @@ everything else) from the folder it runs in, as the command would.
 Nothing of the project is imported here, so a test's broken copy is what its command runs. The parent runs no
 threads and no torch operation before forking.
 
-Protocol: one JSON request per line on stdin, ``{"argv": [...], "cwd": ..., "env": {...}, "out": path,
-"err": path}`` where argv is what follows ``python`` (``-m module ...``, ``-c code ...`` or ``script ...``),
-run with standard input empty; one JSON line
-``{"returncode": n}`` per finished command on the stdout this process started with.
+One warm Python serves the whole test session (both pytest-xdist workers, and the sessions tests start inside
+copies): it listens on a Unix socket, reads one JSON request per connection, ``{"argv": [...], "cwd": ...,
+"env": {...}, "out": path, "err": path}`` where argv is what follows ``python`` (``-m module ...``,
+``-c code ...`` or ``script ...``), forks the command with standard input empty, and answers
+``{"returncode": n}`` on that connection when the command's process ends. ``{"stop": true}`` ends the server.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import json
 import os
 import runpy
+import selectors
+import socket
 import sys
 
 
@@ -44,8 +48,7 @@ def _preload() -> None:
     import torch  # noqa: F401
 
 
-def _child(request: dict, replies: int, base_path: list[str]) -> None:
-    os.close(replies)
+def _child(request: dict, base_path: list[str]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -71,7 +74,7 @@ def _child(request: dict, replies: int, base_path: list[str]) -> None:
         runpy.run_path(argv[0], run_name="__main__")
 
 
-def _run_child(request: dict, replies: int, base_path: list[str]) -> None:
+def _run_child(request: dict, base_path: list[str]) -> None:
     """The command, ended as `python -m` ends: its exit code, or a traceback and 1. Its own exit handlers run
     (non-daemon threads are joined first); then the process exits without tearing down the interpreter it
     inherited, which would touch, and so copy, every page of the parent's memory (a second per command)."""
@@ -84,33 +87,66 @@ def _run_child(request: dict, replies: int, base_path: list[str]) -> None:
 
     atexit.register(leave)  # before the command's own handlers, so after them at exit
     try:
-        _child(request, replies, base_path)
+        _child(request, base_path)
         code = 0
     except SystemExit as exit_:
         if exit_.code is None or isinstance(exit_.code, int):
             code = exit_.code or 0
         else:
             print(exit_.code, file=sys.stderr)
-    sys.exit(code)  # through the exit handlers to `leave`, never back to the loop
+    sys.exit(code)  # through the exit handlers to `leave`, never back to the server's loop
     # anything else propagates: the interpreter prints its traceback, and `leave` exits with 1
 
 
-def main() -> None:
+IDLE = 900
+"""Seconds without a request or a running command after which the server exits on its own (a session that
+died without stopping it)."""
+
+
+def main(address: str) -> None:
     base_path = sys.path[1:]  # without this file's folder (this process is started with no PYTHONPATH)
-    replies = os.dup(1)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # nothing of the parent's ends up in a reply
     _preload()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(address + ".new")  # left by a server that did not start
+    server.bind(address + ".new")
+    server.listen(16)
+    os.replace(address + ".new", address)  # clients connect once it is complete
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # what is loaded now stays out of the children's collections (no copies of its pages)
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _run_child(request, replies, base_path)
-        _, status = os.waitpid(pid, 0)
-        os.write(replies, (json.dumps({"returncode": os.waitstatus_to_exitcode(status)}) + "\n").encode())
+    # The server waits on its socket and on each running command's pidfd; when a command ends, its exit status
+    # (whatever ended it: an exit, an exec'd program's exit, a signal) goes back on that command's connection.
+    events = selectors.DefaultSelector()
+    events.register(server, selectors.EVENT_READ)
+    while True:
+        ready = events.select(timeout=IDLE)
+        if not ready:
+            break
+        for key, _ in ready:
+            if key.fileobj is server:
+                connection, _ = server.accept()
+                request = json.loads(connection.makefile(encoding="utf-8").readline() or "{}")
+                if request.get("stop"):
+                    connection.close()
+                    server.close()
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(address)
+                    return
+                pid = os.fork()
+                if pid == 0:
+                    server.close()
+                    connection.close()
+                    _run_child(request, base_path)
+                events.register(os.pidfd_open(pid), selectors.EVENT_READ, (pid, connection))
+            else:
+                pid, connection = key.data
+                events.unregister(key.fileobj)
+                os.close(key.fileobj)
+                status = os.waitpid(pid, 0)[1]
+                with contextlib.suppress(OSError), connection:  # the test may have given up on it
+                    connection.sendall((json.dumps({"returncode": os.waitstatus_to_exitcode(status)}) + "\n").encode())
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1])
