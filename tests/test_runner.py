@@ -96,6 +96,52 @@ def test_a_replayed_block_that_prints_something_else_asks_for_the_page_again(tmp
     assert again != shown and second.run("print(stamp)\n", session="s") == again  # one run on the page
 
 
+# A session as the cost page has it: a measurement that takes seconds and gives another number each run, a class
+# from the lesson library's source (a listing shows it), and a figure drawn in the page's language from both.
+MEASURE = ("import time\nfrom dataclasses import dataclass\n\n@dataclass\nclass CostPoint:\n    T: int\n"
+           "    naive_s: float\n    sdpa_s: float\n\npoints = [CostPoint(1000, time.perf_counter(), 0.0)]\n")
+FIGURE = "from attention_lesson.site.i18n import ui\nprint(ui('original'), type(points[0]).__name__, points[0].T)\n"
+
+
+def _build(store: Store, languages: list[str]) -> tuple[Runner, str]:
+    """One build of the page above with these languages (as if only their folders existed): the figure's
+    output in the last one."""
+    runner = Runner()
+    runner.start_build("ja", store)
+    runner.languages = languages
+    runner.begin_page("cost.md")
+    runner.run(MEASURE, session="cost", title="snippets/cost.py")
+    return runner, runner.run(FIGURE, session="cost", title="figure: snippets/cost.py", lang=languages[-1])
+
+
+def test_a_language_added_later_draws_its_figures_from_the_stored_run(tmp_path):
+    """A translator's new folder does not measure the machine again: the figure runs for the new language alone,
+    from the names it read in the stored run, so it shows the numbers every other language shows."""
+    store = Store(tmp_path / "store")
+    first, _ = _build(store, ["ja", "en"])
+    assert first.stats.executed == 3  # the measurement, the figure in ja and in en
+    second, shown = _build(store, ["ja", "en", "zh"])
+    assert second.stats.executed == 1  # the figure in zh, and nothing else
+    assert shown == f"{i18n.ui('original', 'zh')} CostPoint 1000\n"
+
+
+@pytest.mark.parametrize("damage", ["unreadable", "gone"])
+def test_a_figure_whose_stored_inputs_cannot_be_restored_replays_its_session(tmp_path, damage):
+    """Inputs that no longer load (a class that moved, a damaged entry) cost a replay, never a wrong figure."""
+    store = Store(tmp_path / "store")
+    _build(store, ["ja", "en"])
+    for entry in (tmp_path / "store").rglob("*.json"):
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if '"values"' in stored["payload"]:  # the figure's inputs
+            if damage == "gone":
+                entry.unlink()
+            else:
+                store.put(stored["key"], {"modules": {}, "values": "bm90IGEgcGlja2xl"})  # "not a pickle"
+    second, shown = _build(store, ["ja", "en", "zh"])
+    assert second.stats.executed == 4  # the measurement again, then the figure in each language
+    assert shown == f"{i18n.ui('original', 'zh')} CostPoint 1000\n"
+
+
 def test_sessions_belong_to_a_page(runner):
     runner.run("secret = 42\n", session="s")
     runner.begin_page("other.md")

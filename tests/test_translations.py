@@ -65,7 +65,9 @@ def test_check_command_fails_on_a_dropped_snippet_include(project_copy):
     assert "docs/en/causal-mask.md" in proc.stdout and "snippets/causal_mask.py" in proc.stdout
 
 
-def test_a_new_language_folder_builds_falls_back_and_is_reported(project_copy, tmp_path):
+def test_a_new_language_folder_builds_falls_back_and_is_reported(built_site, project_copy, tmp_path):
+    """A translator's first step: a folder with strings.yml and one page. The session's build (built_site) has
+    stored the lesson's run, as a translator's own checkout has after one build."""
     fr = project_copy / "docs" / "fr"
     fr.mkdir()
     strings = (project_copy / "docs" / "ja" / "strings.yml").read_text(encoding="utf-8")
@@ -77,7 +79,11 @@ def test_a_new_language_folder_builds_falls_back_and_is_reported(project_copy, t
     # The Japanese build (which also draws the figures of every language) and the new one's; the others are
     # built by the session's build.
     site = tmp_path / "site"
-    build_site(project_copy, site, env={"LESSON_LANG": "ja"})
+    proc = build_site(project_copy, site, env={"LESSON_LANG": "ja"})
+    # the figures are drawn in French from the stored run: nothing is measured again
+    figures = sum(page.read_text(encoding="utf-8").count('title="figure:')
+                  for page in (project_copy / "docs" / "ja").glob("*.md"))
+    assert f"Runner (ja): {figures} blocks run" in proc.stderr, proc.stderr[-2000:]
     build_site(project_copy, site / "fr", env={"LESSON_LANG": "fr"})
     assert '<html lang="fr"' in (site / "fr" / "index.html").read_text(encoding="utf-8")
     assert 'hreflang="fr"' in (site / "scaling" / "index.html").read_text(encoding="utf-8")

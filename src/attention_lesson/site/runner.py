@@ -29,9 +29,13 @@ traceback is ever written.
 
 from __future__ import annotations
 
+import ast
+import base64
 import contextlib
+import importlib
 import io
 import logging
+import pickle
 import re
 import subprocess
 import sys
@@ -51,6 +55,12 @@ from attention_lesson.site import i18n, project
 from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+SESSION_MODULE = "_lesson_block_"
+"""The name prefix of the module each live session runs in."""
+
+LESSON_MODULES = ("attention_lesson.core", "attention_lesson.memory")
+"""The lesson library's modules, whose source the pages' listings show (and so run in their sessions)."""
 
 OPTIONS = {"exec", "html", "source", "result", "session", "id", "idprefix", "returncode", "updatetoc", "tabs",
            "workdir", "width", "title"}
@@ -98,6 +108,8 @@ class Runner:
     def start_build(self, lang: str, store: Store) -> None:
         """Begin a build of `lang`: a new environment key, empty sessions, and fresh lesson modules."""
         self._refresh_modules()
+        for name in [name for name in sys.modules if name.startswith(SESSION_MODULE)]:
+            del sys.modules[name]  # the last build's sessions (mkdocs serve): their names go with them
         self.lang, self.store = lang, store
         self.languages = i18n.usable_languages()
         self.environment = project.environment_key()
@@ -144,6 +156,8 @@ class Runner:
         key = project.digest(state.chain, neutral)
         state.chain = key
         stored = self._stored(key)
+        if stored is None and state.namespace is None:
+            stored = self._from_inputs(key, neutral, title)
         if stored is not None:
             self.stats.reused += 1
             state.pending.append((key, neutral, title))
@@ -193,7 +207,7 @@ class Runner:
 
     def _live(self, state: _Session) -> dict[str, Any]:
         if state.namespace is None:
-            module = types.ModuleType(f"_lesson_block_{len(sys.modules)}")
+            module = types.ModuleType(f"{SESSION_MODULE}{len(sys.modules)}")
             sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
             state.namespace = module.__dict__
         pending, state.pending = state.pending, []
@@ -211,6 +225,7 @@ class Runner:
 
     def _execute_and_store(self, key: str, neutral: str, namespace: dict, title: str) -> None:
         i18n.consulted(reset=True)
+        given = {name: namespace[name] for name in _names_read(neutral) if name in namespace}
         with i18n.language(self.lang):
             output = self._execute(neutral, namespace, title)
         if not i18n.consulted():
@@ -221,7 +236,35 @@ class Runner:
                 with i18n.language(lang):
                     self.store.put(self._language_key(key, lang), self._execute(neutral, namespace, title))
         self.store.put(self._language_key(key, self.lang), output)
+        inputs = _pack(given)
+        if inputs is not None:
+            self.store.put(project.digest(key, "inputs"), inputs)
         self.store.put(key, {"by_language": True})
+
+    def _from_inputs(self, key: str, neutral: str, title: str) -> dict | None:
+        """A language-dependent block (a figure) stored before a language was added: run it for the missing
+        languages alone, from the names it read when it ran (stored with it), instead of replaying its whole
+        session (the cost page's session measures the machine for seconds). None: not such a block, or its
+        inputs are gone or cannot be restored; the caller then replays the session."""
+        entry = self.store.get(key)
+        if not (isinstance(entry, dict) and entry.get("by_language")):
+            return None
+        missing = [lang for lang in self.languages
+                   if not isinstance(self.store.get(self._language_key(key, lang)), str)]
+        given = _unpack(self.store.get(project.digest(key, "inputs")))
+        if given is None:
+            log.debug("%s: no stored inputs to render %s from; its session runs again", title, ", ".join(missing))
+            return None
+        for lang in missing:
+            with i18n.language(lang):
+                try:
+                    output = self._execute(neutral, dict(given), title)
+                except BlockError as error:  # it needs more than it read directly: replay the session instead
+                    log.debug("%s: its stored inputs were not enough (%s); its session runs again", title, error)
+                    return None
+            self.store.put(self._language_key(key, lang), output)
+        log.debug("%s: rendered for %s from its stored inputs", title, ", ".join(missing))
+        return self._stored(key)
 
     def _execute(self, code: str, namespace: dict, title: str) -> str:
         filename = f"<{title}>"
@@ -255,6 +298,52 @@ class Runner:
                 if path and Path(path).stat().st_mtime > self._imported_at:
                     del sys.modules[name]
         self._imported_at = time.time()
+
+
+def _names_read(code: str) -> set[str]:
+    """The names a block's code reads (any of them may come from earlier blocks of its session)."""
+    return {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)}
+
+
+def _pack(names: dict[str, Any]) -> dict | None:
+    """The names a block read, stored with its result: modules by name, other values pickled (tensors, the
+    lesson's dataclasses). None when one cannot be stored (a function defined on the page): such a block is
+    replayed with its session when a language is added."""
+    modules = {name: value.__name__ for name, value in names.items() if isinstance(value, types.ModuleType)}
+    values = {name: value for name, value in names.items() if name not in modules}
+    try:
+        pickled = base64.b64encode(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
+    except Exception as error:  # noqa: BLE001 - any value pickle refuses: no inputs stored, the block is replayed
+        log.debug("Inputs not stored (%s): a new language will replay the session", error)
+        return None
+    return {"modules": modules, "values": pickled}
+
+
+class _Unpickler(pickle.Unpickler):
+    """A class a session defined is gone with its session: one whose source is the lesson library's (a listing
+    shows the package's source and runs it) comes back as the library's class of that name."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.startswith(SESSION_MODULE):
+            for home in LESSON_MODULES:
+                found = getattr(importlib.import_module(home), name, None)
+                if isinstance(found, type):
+                    return found
+        return super().find_class(module, name)
+
+
+def _unpack(inputs: Any) -> dict[str, Any] | None:
+    """The names :func:`_pack` stored, or None when they cannot be restored (the store's checksum guards
+    against damage; this guards against a class that moved or a module that is gone)."""
+    if not isinstance(inputs, dict):
+        return None
+    try:
+        names = _Unpickler(io.BytesIO(base64.b64decode(inputs["values"]))).load()  # written by this runner
+        names.update({name: importlib.import_module(module) for name, module in inputs["modules"].items()})
+    except Exception:  # noqa: BLE001 - whatever went wrong, replaying the session gives the right names
+        return None
+    return names
 
 
 def _describe(error: BaseException, title: str, filename: str) -> str:
