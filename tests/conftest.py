@@ -56,16 +56,25 @@ class Warm:
                 return Warm._open()
             log = WARM.with_name("warm.log")
             with open(log, "wb") as output:
-                server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm.py"), str(WARM)], cwd=ROOT,
-                                          env=_base_env(), stdin=subprocess.DEVNULL, stdout=output,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
+                subprocess.run([sys.executable, str(ROOT / "tests" / "warm.py"), "--detach", str(WARM)], cwd=ROOT,
+                               env=_base_env(), stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                               check=True)
             deadline = time.monotonic() + 120
             while True:
                 with contextlib.suppress(OSError):
                     return Warm._open()
-                assert server.poll() is None and time.monotonic() < deadline, \
+                assert Warm._starting() and time.monotonic() < deadline, \
                     f"tests/warm.py did not start:\n{log.read_text(errors='replace')[-3000:]}"
                 time.sleep(0.05)
+
+    @staticmethod
+    def _starting() -> bool:
+        """Whether the server's process is alive (so far as its pid file says)."""
+        try:
+            os.kill(int(Path(f"{WARM}.pid").read_text()), 0)
+        except (OSError, ValueError):
+            return False
+        return True
 
     @staticmethod
     def _open() -> socket.socket:

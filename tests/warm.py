@@ -149,4 +149,11 @@ def main(address: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--detach":  # the server outlives the test process that starts it: the session stops it
+        server = os.fork()
+        if server:
+            with open(sys.argv[-1] + ".pid", "w") as pid:  # the client watches it while the server starts
+                pid.write(str(server))
+            os._exit(0)
+        os.setsid()
+    main(sys.argv[-1])
