@@ -200,6 +200,7 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
     lines = [line for line in output.splitlines() if "docs/ko/strings.yml:" in line]
     assert len(lines) >= 1 and all("not valid YAML" in line for line in lines), output[-2000:]
     assert "Traceback" not in output
+    assert "New language folder" not in output  # every folder was there when the server started
     # four edits; a server that rebuilt on its own reads (a build opens every source) logs dozens
     assert output.count("Detected file changes") <= 8, output[-3000:]
     english_edits = output[output.index("Detected file changes"):output.rindex("Building documentation")]

@@ -210,6 +210,7 @@ def on_serve(server, config: MkDocsConfig, builder):
             if code != project.DEFAULT_LANG:
                 server.watch(str(project.ROOT / "docs" / code))
                 RUNNER.watched.add(code)
+        RUNNER.serving = True
         RUNNER.source_inputs = _source_inputs()
         rebuild_all = server.builder
 
@@ -294,8 +295,8 @@ def _refresh_previews(config: MkDocsConfig) -> None:
     usable = set(i18n.usable_languages())
     started = []
     for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
-        if lang not in RUNNER.watched:  # the server watches the folders there were when it started
-            RUNNER.watched.add(lang)
+        if lang not in RUNNER.watched and RUNNER.serving:  # the server watches the folders there were when it
+            RUNNER.watched.add(lang)  # started (on_serve, after the first build)
             print(f"INFO     -  New language folder docs/{lang}/: previewed at /{lang}/ from now on; restart "
                   "mkdocs serve for its own edits to rebuild it", file=sys.stderr)
         folder = PREVIEW / lang

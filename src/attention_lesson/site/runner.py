@@ -94,6 +94,7 @@ class Runner:
         self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
         self.previews: dict[str, str] = {}  # serve: each other language's inputs at its last preview build
         self.watched: set[str] = set()  # serve: the language folders the server watches
+        self.serving = False  # serve: the server is up (its first build is done and on_serve has run)
         self.workers: dict[str, subprocess.Popen] = {}  # serve: the process that builds each other language
         self.source_inputs = ""  # serve: what the last Japanese build was built from
         self.lang = project.DEFAULT_LANG
