@@ -41,6 +41,8 @@ WARM = Path(OUTER_WARM or Path(tempfile.mkdtemp(prefix="lesson-warm-")) / "socke
 """The socket of the session's warm Python (tests/warm.py), shared like the store: the session that made its
 folder stops it at the end and removes the folder."""
 os.environ[WARM_ENV] = str(WARM)
+WARM_WORKS = hasattr(os, "fork") and hasattr(os, "pidfd_open")
+"""The warm Python forks, and waits on pidfds (Linux): elsewhere each command starts a Python of its own."""
 
 
 class Warm:
@@ -117,7 +119,7 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     unless `warm` is false: the same command in a process of its own, minus the seconds of imports it would
     start with."""
     full_env = {**_base_env(), "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE), **(env or {})}
-    if warm and args[0] == sys.executable and (args[1] in ("-m", "-c") or args[1].endswith(".py")):
+    if warm and WARM_WORKS and args[0] == sys.executable and (args[1] in ("-m", "-c") or args[1].endswith(".py")):
         proc = Warm.run(args, cwd, full_env)
     else:
         proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
