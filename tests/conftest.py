@@ -115,9 +115,9 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
     failure show its output in the assertion message.
 
-    `python -m ...`, `python -c ...` and `python script.py` run in a child of the warm Python (tests/warm.py)
-    unless `warm` is false: the same command in a process of its own, minus the seconds of imports it would
-    start with."""
+    `python -m ...`, `python -c ...` and `python script.py` are forked from the warm Python (tests/warm.py):
+    the same command in a process of its own, minus the seconds of imports it would start with. `warm=False`
+    (or a system without fork and pidfds) starts a new interpreter instead."""
     full_env = {**_base_env(), "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE), **(env or {})}
     if warm and WARM_WORKS and args[0] == sys.executable and (args[1] in ("-m", "-c") or args[1].endswith(".py")):
         proc = Warm.run(args, cwd, full_env)

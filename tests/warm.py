@@ -56,6 +56,7 @@ def _child(request: dict, base_path: list[str]) -> None:
     sys.path[:] = [os.getcwd(), *extra, *base_path]  # as `python -m` or `-c` orders it
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    os.close(null)
     for fd, path in ((1, request["out"]), (2, request["err"])):
         target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(target, fd)
