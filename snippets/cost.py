@@ -1,30 +1,40 @@
-"""Run on its own, this file imports the measurements from the package; the page shows their source instead."""
+import math
+import timeit
 
-from attention_lesson import cost_sweep, fitted_exponent
-from attention_lesson.memory import cost_memory
+import torch
+import torch.nn.functional as F
+from torch.profiler import profile
 
-# --8<-- [start:listing]
-# 「完全なアテンションヘッド」のヘッドと PyTorch の SDPA の 1 回の計算時間（1 回の空打ちの後、5 回の中央値）
-points = cost_sweep([1000, 2000, 4000])
-# 1 回の計算で PyTorch が確保するテンソルのメモリのピーク（時間と違ってマシンの混み具合によらない）
-memory = cost_memory([1000, 2000, 4000])
+def attention_head(x, W_q, W_k, W_v):  #@save
+    q, k, v = x @ W_q, x @ W_k, x @ W_v  # 「完全なアテンションヘッド」の節と同じ計算
+    mask = torch.ones(len(x), len(x), dtype=torch.bool).tril()
+    scores = (q @ k.T / math.sqrt(q.shape[1])).masked_fill(~mask, float("-inf"))
+    return F.softmax(scores, dim=-1) @ v
 
-lengths = [p.T for p in points]
-columns = [
-    [p.naive_s * 1000 for p in points],  # ミリ秒
-    [p.sdpa_s * 1000 for p in points],
-    [m.naive_bytes / 2**20 for m in memory],  # MiB
-    [m.sdpa_bytes / 2**20 for m in memory],
-]
-headers = [
-    "時間 ms（このレッスンのヘッド）",
-    "時間 ms（SDPA）",
-    "ピークメモリ MiB（このレッスンのヘッド）",
-    "ピークメモリ MiB（SDPA）",
-]
-print("| T |", " | ".join(headers), "|")
+def sdpa(x, W_q, W_k, W_v):  #@save
+    q, k, v = ((x @ W)[None, None] for W in (W_q, W_k, W_v))  # (バッチ, ヘッド, T, d) の形で渡すと
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]  # PyTorch の SDPA は融合カーネルを使う
+
+def seconds(f, *args):  #@save
+    return min(timeit.repeat(lambda: f(*args), number=1, repeat=5))  # 5 回測って最も速い回
+
+def peak_mib(f, *args):  #@save
+    with profile(profile_memory=True) as prof:  # テンソルの確保と解放を、起きた順にすべて記録する
+        f(*args)
+    live = peak = 0
+    for event in prof.events():
+        live += event.self_cpu_memory_usage  # 確保はプラス、解放はマイナス
+        peak = max(peak, live)
+    return peak / 2**20
+
+W_q, W_k, W_v = (torch.randn(16, 8) / math.sqrt(16) for _ in range(3))
+print("| T | 時間 ms（ヘッド） | 時間 ms（SDPA） | ピークメモリ MiB（ヘッド） | ピークメモリ MiB（SDPA） |")
 print("|:---|---:|---:|---:|---:|")
-for i, T in enumerate(lengths):
-    print(f"| {T} |", " | ".join(f"{column[i]:.1f}" for column in columns), "|")
-print("|", "指数（T の何乗で増えるか）", "|", " | ".join(f"{fitted_exponent(lengths, c):.1f}" for c in columns), "|")
-# --8<-- [end:listing]
+table = {}
+for T in [1000, 2000, 4000]:
+    x = torch.randn(T, 16)
+    table[T] = [seconds(f, x, W_q, W_k, W_v) * 1000 for f in (attention_head, sdpa)]  # ミリ秒
+    table[T] += [peak_mib(f, x, W_q, W_k, W_v) for f in (attention_head, sdpa)]  # MiB
+    print(f"| {T} |", " | ".join(f"{value:.1f}" for value in table[T]), "|")
+exponents = [math.log(last / first) / math.log(4) for first, last in zip(table[1000], table[4000])]
+print("| 指数（T の何乗で増えるか） |", " | ".join(f"{e:.1f}" for e in exponents), "|")

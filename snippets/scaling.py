@@ -1,15 +1,20 @@
-"""Run on its own, this file imports the study from the package; the page shows the study's source instead."""
+import math
 
-from attention_lesson import scaling_study
+import torch
+import torch.nn.functional as F
 
-# --8<-- [start:listing]
-# d ごとに、ランダムなベクトルの内積の標準偏差と、ランダムな 5×5 のスコア表で
-# 各行の最大の重みがどれだけ大きいか（√d で割る前と後、多数の表の平均）を測る
-rows = scaling_study([16, 64, 256, 1024])
+torch.manual_seed(0)
 
-headers = ["内積の標準偏差", "√d", "各行の最大の重みの平均（スケーリングなし）", "同（√d で割った後）"]
-print("| d |", " | ".join(headers), "|")
+def scaling_study(d, n=2000, T=5):  #@save
+    a, b = torch.randn(n, d), torch.randn(n, d)  # d 次元のランダムなベクトルの組を n 個
+    dot_std = (a * b).sum(dim=1).std().item()  # その内積の標準偏差
+    scores = torch.randn(n, T, d) @ torch.randn(n, T, d).transpose(1, 2)  # ランダムな T×T のスコア表を n 枚
+    unscaled = F.softmax(scores, dim=-1).amax(dim=-1).mean().item()  # 各行の最大の重みの、n 枚での平均
+    scaled = F.softmax(scores / math.sqrt(d), dim=-1).amax(dim=-1).mean().item()  # √d で割ってから同じく
+    return dot_std, unscaled, scaled
+
+rows = {d: scaling_study(d) for d in [16, 64, 256, 1024]}
+print("| d | 内積の標準偏差 | √d | 各行の最大の重みの平均（スケーリングなし） | 同（√d で割った後） |")
 print("|:---|---:|---:|---:|---:|")
-for r in rows:
-    print(f"| {r.d} | {r.dot_std:.2f} | {r.sqrt_d:.2f} | {r.max_weight_unscaled:.2f} | {r.max_weight_scaled:.2f} |")
-# --8<-- [end:listing]
+for d, (dot_std, unscaled, scaled) in rows.items():
+    print(f"| {d} | {dot_std:.2f} | {math.sqrt(d):.2f} | {unscaled:.2f} | {scaled:.2f} |")

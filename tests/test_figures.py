@@ -14,12 +14,11 @@ import torch.nn.functional as F
 import yaml
 from conftest import run
 
-from attention_lesson import core
-from attention_lesson.core import WORDS, CostPoint
-from attention_lesson.memory import MemoryPoint, cost_memory, peak_memory_bytes
+import attention_lesson as al
 from attention_lesson.site import i18n
 from attention_lesson.site.figures import (
     PALETTE,
+    WORDS,
     contrast,
     cost_svg,
     figure_html,
@@ -27,6 +26,7 @@ from attention_lesson.site.figures import (
     memory_svg,
     scaling_svg,
     scores_svg,
+    slope,
 )
 
 pytestmark = pytest.mark.filterwarnings("error")  # no missing-glyph (or any other) warning while drawing
@@ -36,12 +36,18 @@ NUMBER = re.compile(r"^-?\d+\.\d\d$")
 DARK = "#1e2129"
 
 
+def averaging_weights(T: int) -> torch.Tensor:
+    """snippets/averaging.py's weights."""
+    weights = torch.ones(T, T).tril()
+    return weights / weights.sum(dim=1, keepdim=True)
+
+
 def causal_weights() -> torch.Tensor:
     """snippets/causal_mask.py's weights."""
     torch.manual_seed(0)
     torch.randn(5, 4)
     q, k = torch.randn(5, 8), torch.randn(5, 8)
-    scores = (q @ k.T / math.sqrt(8)).masked_fill(~core.causal_mask(5), float("-inf"))
+    scores = (q @ k.T / math.sqrt(8)).masked_fill(~torch.ones(5, 5, dtype=torch.bool).tril(), float("-inf"))
     return F.softmax(scores, dim=-1)
 
 
@@ -52,29 +58,27 @@ def section2() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return scores, F.softmax(scores, dim=-1), F.softmax(scores * 5, dim=-1)
 
 
-def cost_points() -> list[CostPoint]:
-    return [CostPoint(T, 1e-9 * T**2, 2e-6 * T) for T in (1000, 2000, 4000)]
-
-
-def memory_points() -> list[MemoryPoint]:
-    return [MemoryPoint(T, 9 * T**2, 300_000 + 64 * T, 13 * T**2) for T in (500, 1000, 2000, 4000)]
+def cost_table() -> dict[int, list[float]]:
+    """snippets/cost.py's table: ms of the head (∝ T²), ms of SDPA (∝ T), MiB of the head (∝ T²), of SDPA (∝ T)."""
+    return {T: [1e-6 * T**2, 2e-3 * T, 10 * T**2 / 2**20, 128 * T / 2**20] for T in (1000, 2000, 4000)}
 
 
 @pytest.fixture(scope="module")
-def rows() -> list[core.ScalingRow]:
-    return core.scaling_study([16, 64, 256], n_dots=200, n_matrices=50)
+def rows() -> dict[int, tuple[float, float, float]]:
+    """snippets/scaling.py's rows, from the lesson's own scaling_study (fewer draws)."""
+    return {d: al.scaling_study(d, n=50) for d in (16, 64, 256)}
 
 
 @pytest.fixture(scope="module")
 def figures(rows) -> dict[str, str]:
     return {
-        "avg": heatmap_svg(core.averaging_weights(5), "avg"),
+        "avg": heatmap_svg(averaging_weights(5), "avg"),
         "causal": heatmap_svg(causal_weights(), "causal"),
         "head": heatmap_svg(causal_weights().tolist(), "head"),
         "scores": scores_svg(*section2()),
         "scaling": scaling_svg(rows),
-        "cost": cost_svg(cost_points()),
-        "memory": memory_svg(memory_points()),
+        "cost": cost_svg(cost_table()),
+        "memory": memory_svg(cost_table()),
     }
 
 
@@ -146,24 +150,24 @@ def test_ink_is_current_color(figures):
 
 def test_deterministic(figures, rows):
     again = {
-        "avg": heatmap_svg(core.averaging_weights(5), "avg"),
+        "avg": heatmap_svg(averaging_weights(5), "avg"),
         "causal": heatmap_svg(causal_weights(), "causal"),
         "head": heatmap_svg(causal_weights().tolist(), "head"),
         "scores": scores_svg(*section2()),
         "scaling": scaling_svg(rows),
-        "cost": cost_svg(cost_points()),
-        "memory": memory_svg(memory_points()),
+        "cost": cost_svg(cost_table()),
+        "memory": memory_svg(cost_table()),
     }
     assert again == figures
 
 
 def test_deterministic_across_processes():
     code = (
-        "import sys; from attention_lesson import core; from attention_lesson.site.figures import heatmap_svg; "
-        "sys.stdout.write(heatmap_svg(core.averaging_weights(5), 'avg'))"
+        "import sys, torch; from attention_lesson.site.figures import heatmap_svg; "
+        "w = torch.ones(5, 5).tril(); sys.stdout.write(heatmap_svg(w / w.sum(dim=1, keepdim=True), 'avg'))"
     )
     other = run([sys.executable, "-c", code]).stdout  # another process, with a hash seed of its own
-    assert other == heatmap_svg(core.averaging_weights(5), "avg")
+    assert other == heatmap_svg(averaging_weights(5), "avg")
 
 
 def test_data_colours_readable_on_light_and_dark():
@@ -188,7 +192,7 @@ def test_heatmap_labels_and_title(kind):
 RANDOM = torch.rand(5, 5, generator=torch.Generator().manual_seed(1)) * 1.5
 
 
-@pytest.mark.parametrize("weights", [core.averaging_weights(5), causal_weights(), RANDOM])
+@pytest.mark.parametrize("weights", [averaging_weights(5), causal_weights(), RANDOM])
 def test_heatmap_cells_are_the_values_rounded(weights):
     expected = [round(v, 2) for row in weights.tolist() for v in row]
     cells = cell_texts(heatmap_svg(weights))
@@ -209,7 +213,7 @@ def test_heatmap_tensor_and_list_give_the_same_figure():
 
 
 def test_heatmap_other_labels():
-    svg = heatmap_svg(core.averaging_weights(3), labels=["a", "b", "c"])
+    svg = heatmap_svg(averaging_weights(3), labels=["a", "b", "c"])
     assert texts(svg).count("b") == 2
     assert len(cell_texts(svg)) == 9
 
@@ -243,7 +247,7 @@ def test_heatmap_shape_message():
 
 def test_heatmap_unknown_kind_and_type():
     with pytest.raises(ValueError, match="kind"):
-        heatmap_svg(core.averaging_weights(5), "scores")
+        heatmap_svg(averaging_weights(5), "scores")
     with pytest.raises(TypeError):
         heatmap_svg(3.0)
 
@@ -283,27 +287,30 @@ def test_scaling_figure(rows):
 
 
 def test_cost_figure_legend_has_the_fitted_slopes():
-    found = texts(cost_svg(cost_points()))
+    found = texts(cost_svg(cost_table()))
     assert i18n.ui("fig_legend_naive").format(slope=2.0) in found
     assert i18n.ui("fig_legend_sdpa").format(slope=1.0) in found
     assert {"1000", "2000", "4000", i18n.ui("fig_cost_title"), i18n.ui("fig_axis_T")} <= set(found)
-    with pytest.raises(ValueError):
-        cost_svg(cost_points()[:1])
-    with pytest.raises(ValueError):
-        cost_svg([CostPoint(1000, 0.0, 1.0), CostPoint(2000, 1.0, 1.0)])
+    one_row = {1000: cost_table()[1000]}
+    with pytest.raises(ValueError, match="at least two rows"):
+        cost_svg(one_row)
+    with pytest.raises(ValueError, match="positive"):
+        cost_svg({1000: [0.0, 1.0, 1.0, 1.0], 2000: [1.0, 1.0, 1.0, 1.0]})
+    with pytest.raises(ValueError, match="must be 4 numbers"):
+        cost_svg({1000: [1.0, 1.0], 2000: [1.0, 1.0]})
 
 
 def test_memory_figure():
-    found = texts(memory_svg(memory_points()))
+    found = texts(memory_svg(cost_table()))
     assert i18n.ui("fig_legend_naive").format(slope=2.0) in found
-    assert i18n.ui("fig_legend_sdpa_2d").format(slope=2.0) in found
+    assert i18n.ui("fig_legend_sdpa").format(slope=1.0) in found
     assert i18n.ui("fig_memory_title") in found
     with pytest.raises(ValueError):
-        memory_svg(cost_points())
+        memory_svg([1, 2, 3])
 
 
 def test_figure_html():
-    svg = heatmap_svg(core.averaging_weights(5))
+    svg = heatmap_svg(averaging_weights(5))
     page = figure_html(svg, "平均 <b> & 重み")
     assert page.startswith('<figure class="lesson-figure">') and page.endswith("</figure>")
     assert svg in page
@@ -317,27 +324,34 @@ def test_figure_html():
 
 
 def test_peak_memory_counts_what_the_call_allocates():
-    n = 1_000_000
-    assert peak_memory_bytes(lambda: torch.ones(n)) == 4 * n
-    # two live at once, then one freed before the third: the peak is two
+    """snippets/cost.py's peak_mib, on calls whose allocations are known."""
+    n = 2**20
+    assert al.peak_mib(lambda: torch.ones(n)) == 4.0  # one tensor of 4-byte floats
+    # two live at once, then both freed before the third: the peak is two
+
     def two_then_one():
         a = torch.ones(n)
         b = torch.ones(n)
         del a, b
         return torch.ones(n)
 
-    assert peak_memory_bytes(two_then_one) == 8 * n
+    assert al.peak_mib(two_then_one) == 8.0
 
 
-def test_cost_memory_naive_grows_as_t_squared_and_sdpa_does_not():
-    points = cost_memory([256, 512, 1024])
-    assert points == cost_memory([256, 512, 1024])  # allocation sizes, not timings: the same every run
-    lengths = [p.T for p in points]
-    assert core.fitted_exponent(lengths, [p.naive_bytes for p in points]) > 1.8
-    assert core.fitted_exponent(lengths, [p.sdpa_2d_bytes for p in points]) > 1.8
-    assert points[-1].naive_bytes >= 2 * 1024 * 1024 * 4  # scores and masked scores, then masked and weights
-    assert points[-1].sdpa_bytes < points[-1].naive_bytes / 4
-    assert memory_svg(points).startswith("<svg")
+def test_cost_memory_head_grows_as_t_squared_and_sdpa_does_not():
+    """The cost page's memory columns: allocation sizes, not timings, so exact and the same every run."""
+    W = [torch.randn(16, 8) for _ in range(3)]
+    head, sdpa = [], []
+    for T in (256, 512, 1024):
+        x = torch.randn(T, 16)
+        for f, found in ((al.attention_head, head), (al.sdpa, sdpa)):
+            f(x, *W)  # the first call allocates what later calls reuse, as seconds() does on the page
+            found.append(al.peak_mib(f, x, *W))
+            assert al.peak_mib(f, x, *W) == found[-1]
+    assert slope([256, 512, 1024], head) == pytest.approx(2.0, abs=0.05)
+    assert slope([256, 512, 1024], sdpa) == pytest.approx(1.0, abs=0.05)  # q, k, v and the output: T·d
+    assert head[-1] >= 2 * 1024 * 1024 * 4 / 2**20  # two T×T float tables live at once, at least
+    assert sdpa[-1] < head[-1] / 4
 
 
 # --------------------------------------------------------------------------------------------- language
@@ -361,17 +375,17 @@ def english(tmp_path, monkeypatch):
 
 def test_titles_in_the_page_language(english, rows):
     with i18n.language("en"):
-        avg = texts(heatmap_svg(core.averaging_weights(5), "avg"))
+        avg = texts(heatmap_svg(averaging_weights(5), "avg"))
         assert "Averaging weights" in avg and "Position looking (row)" in avg
         assert "平均の重み" not in avg
         assert i18n.ui("fig_axis_key", "ja") in avg  # untranslated: falls back to Japanese
         assert "Scores of 光 and weights" in texts(scores_svg(*section2()))
         scaling = texts(scaling_svg(rows))
         assert "Why divide by √d" in scaling and i18n.ui("fig_axis_d", "ja") in scaling
-        assert "This lesson's head (slope 2.0)" in texts(cost_svg(cost_points()))
-        english_svg = heatmap_svg(core.averaging_weights(5), "avg")
+        assert "This lesson's head (slope 2.0)" in texts(cost_svg(cost_table()))
+        english_svg = heatmap_svg(averaging_weights(5), "avg")
     with i18n.language("ja"):
-        ja = heatmap_svg(core.averaging_weights(5), "avg")
+        ja = heatmap_svg(averaging_weights(5), "avg")
         assert "平均の重み" in texts(ja) and "Averaging weights" not in texts(ja)
         assert parse(ja).find(f"{SVG}title").text == i18n.ui("fig_avg_alt", "ja")
     assert ja != english_svg

@@ -156,9 +156,9 @@ def test_included_code_is_in_the_executed_notebook_with_localized_comments(tmp_p
     from attention_lesson.site import i18n
 
     code = expand_includes('--8<-- "snippets/exercise_2.py:mask"', source)
-    assert code.startswith("masked = attention_head(") and "# --8<--" not in code
+    assert code.startswith("mask = torch.ones(T, T") and "# --8<--" not in code
     shown = i18n.localize_source(code, "en")  # what the English notebook's cell holds
-    assert "could already see every position" in shown
+    assert 'with the mask, as in "A complete attention head"' in shown
     with pytest.raises(Exception, match="exercise-2.py: includes snippets/nowhere.py"):
         expand_includes('--8<-- "snippets/nowhere.py"', source)
 

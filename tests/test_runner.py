@@ -96,11 +96,10 @@ def test_a_replayed_block_that_prints_something_else_asks_for_the_page_again(tmp
     assert again != shown and second.run("print(stamp)\n", session="s") == again  # one run on the page
 
 
-# A session as the cost page has it: a measurement that takes seconds and gives another number each run, a class
-# from the lesson library's source (a listing shows it), and a figure drawn in the page's language from both.
-MEASURE = ("import time\nfrom dataclasses import dataclass\n\n@dataclass\nclass CostPoint:\n    T: int\n"
-           "    naive_s: float\n    sdpa_s: float\n\npoints = [CostPoint(1000, time.perf_counter(), 0.0)]\n")
-FIGURE = "from attention_lesson.site.i18n import ui\nprint(ui('original'), type(points[0]).__name__, points[0].T)\n"
+# A session as the cost page has it: a measurement that takes seconds and gives another number each run, kept in
+# a plain table as the listing keeps it, and a figure drawn in the page's language from it.
+MEASURE = "import time\n\ntable = {1000: [time.perf_counter(), 0.0]}\n"
+FIGURE = "from attention_lesson.site.i18n import ui\nprint(ui('original'), type(table).__name__, *table)\n"
 
 
 def _build(store: Store, languages: list[str]) -> tuple[Runner, str]:
@@ -122,7 +121,7 @@ def test_a_language_added_later_draws_its_figures_from_the_stored_run(tmp_path):
     assert first.stats.executed == 3  # the measurement, the figure in ja and in en
     second, shown = _build(store, ["ja", "en", "zh"])
     assert second.stats.executed == 1  # the figure in zh, and nothing else
-    assert shown == f"{i18n.ui('original', 'zh')} CostPoint 1000\n"
+    assert shown == f"{i18n.ui('original', 'zh')} dict 1000\n"
 
 
 @pytest.mark.parametrize("damage", ["unreadable", "gone"])
@@ -139,7 +138,7 @@ def test_a_figure_whose_stored_inputs_cannot_be_restored_replays_its_session(tmp
                 store.put(stored["key"], {"modules": {}, "values": "bm90IGEgcGlja2xl"})  # "not a pickle"
     second, shown = _build(store, ["ja", "en", "zh"])
     assert second.stats.executed == 4  # the measurement again, then the figure in each language
-    assert shown == f"{i18n.ui('original', 'zh')} CostPoint 1000\n"
+    assert shown == f"{i18n.ui('original', 'zh')} dict 1000\n"
 
 
 def test_sessions_belong_to_a_page(runner):

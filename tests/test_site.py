@@ -175,13 +175,12 @@ def test_temperature_slider_data_is_the_sweep_of_the_pages_scores(built_site):
 
     import torch
 
-    from attention_lesson import temperature_sweep
     from attention_lesson.site.figures import SLIDER_SCALES
 
     raw = (built_site / "query-key" / "index.html").read_text(encoding="utf-8")
     data = json.loads(html.unescape(re.search(r'data-temperature="([^"]+)"', raw)[1]))
     scores = torch.tensor([0.1, 0.0, 0.9, 1.0, 0.8])  # the scores section 2 prints (test_lesson.LESSON_SCORES)
-    expected = temperature_sweep(scores, SLIDER_SCALES)
+    expected = [torch.softmax(scores * scale, dim=-1).tolist() for scale in SLIDER_SCALES]
     assert data["scales"] == list(SLIDER_SCALES)
     assert all(abs(a - b) < 1e-4 for row, exp in zip(data["weights"], expected, strict=True)
                for a, b in zip(row, exp, strict=True))

@@ -15,9 +15,10 @@ import math
 import re
 
 import pytest
+import torch
 from conftest import ROOT, SNIPPETS
 
-from attention_lesson.memory import cost_memory
+import attention_lesson as al
 from attention_lesson.site import i18n
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
@@ -80,9 +81,16 @@ def figure_data() -> str:
             data[f"{name}:{key}"] = [[round(v, 4) for v in row] if isinstance(row, list) else round(row, 4)
                                      for row in ns[key].tolist()]
     _, ns = printed("scaling.py", "ja")
-    data["scaling.py:rows"] = [[r.d, round(r.dot_std, 3), round(r.max_weight_unscaled, 4),
-                                round(r.max_weight_scaled, 4)] for r in ns["rows"]]
-    data["cost.py:memory"] = [[m.T, m.naive_bytes, m.sdpa_bytes] for m in cost_memory([1000, 2000, 4000])]
+    data["scaling.py:rows"] = [[d, *(round(v, 4) for v in row)] for d, row in ns["rows"].items()]
+    # the cost page's memory columns (its times vary too much to store): peak MiB of the head and of SDPA
+    W = [torch.randn(16, 8) for _ in range(3)]
+    memory = []
+    for T in (1000, 2000, 4000):
+        x = torch.randn(T, 16)
+        for f in (al.attention_head, al.sdpa):
+            f(x, *W)  # warm, as the page's timing calls warm it before its memory is measured
+        memory.append([T, *(round(al.peak_mib(f, x, *W), 4) for f in (al.attention_head, al.sdpa))])
+    data["cost.py:memory"] = memory
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
 

@@ -20,8 +20,6 @@
 # The input and the weight matrices are that page's (same random seed, same shapes).
 
 # %%
---8<-- "src/attention_lesson/core.py:imports"
---8<-- "src/attention_lesson/core.py:head"
 --8<-- "snippets/exercise_2.py:try"
 
 # %% [markdown]

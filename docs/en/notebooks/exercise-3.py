@@ -17,17 +17,17 @@
 #
 # Change the sequence length of the head of "A complete attention head" from 5 to 1000, 2000 and 4000, and
 # time each. A single `time.time()` measurement wobbles: the first call pays for memory allocation, and other
-# work on the machine gets in the way. `cost_sweep` makes one warm-up call, then times five and returns the median.
+# work on the machine gets in the way. Here each length is timed five times with `time.perf_counter()`, the fine-grained clock for short
+# intervals, keeping the fastest run: a run that overlaps other work, or that allocates memory for the first time, is only slower.
 
 # %%
---8<-- "src/attention_lesson/core.py:imports"
---8<-- "src/attention_lesson/core.py:head"
---8<-- "src/attention_lesson/core.py:cost"
 --8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown]
-# **Answer:** the power of T the time grows with is the slope of a straight line fitted on log-log axes. A slope of 2
-# means time proportional to T²: about 4 times as long each time the length doubles. The value depends on
+# **Answer:** the power of T the time grows with shows in how many times longer it takes when the length is 4 times
+# as long (1000 → 4000): 4 times means the first power, 16 times the second, so the exponent is
+# log(time ratio) / log(4). An exponent of 2 means time proportional to T²: about 4 times as long each time the
+# length doubles. The value depends on
 # the machine that ran this notebook; on a busy machine or at short lengths, fixed costs can make it come
 # out below 2.
 

@@ -18,8 +18,6 @@
 # 「完全なアテンションヘッド」の節のヘッドから因果マスクを取り除き、PyTorch 組み込みの `scaled_dot_product_attention(..., is_causal=False)` と比べます。入力と重み行列はその節と同じものです（同じ乱数の種、同じ形）。
 
 # %%
---8<-- "src/attention_lesson/core.py:imports"
---8<-- "src/attention_lesson/core.py:head"
 --8<-- "snippets/exercise_2.py:try"
 
 # %% [markdown]

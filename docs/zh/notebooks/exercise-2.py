@@ -18,8 +18,6 @@
 # 去掉“一个完整的注意力头”一节那个头的因果掩码，和 PyTorch 内置的 `scaled_dot_product_attention(..., is_causal=False)` 比一比。输入和权重矩阵都和那一节相同（同样的随机种子、同样的形状）。
 
 # %%
---8<-- "src/attention_lesson/core.py:imports"
---8<-- "src/attention_lesson/core.py:head"
 --8<-- "snippets/exercise_2.py:try"
 
 # %% [markdown]

@@ -15,10 +15,10 @@ from typing import Any
 
 
 def _scaling(ns: dict[str, Any]) -> dict[str, str]:
-    rows = {r.d: r for r in ns["rows"]}
-    unscaled = [r.max_weight_unscaled for r in rows.values()]
+    rows = ns["rows"]  # snippets/scaling.py: {d: (dot_std, unscaled, scaled)}
+    unscaled = [row[1] for row in rows.values()]
     return {
-        "std_256": f"{rows[256].dot_std:.1f}",
+        "std_256": f"{rows[256][0]:.1f}",
         "max_unscaled_low": f"{min(unscaled):.2f}",
         "max_unscaled_high": f"{max(unscaled):.2f}",
     }
@@ -31,11 +31,10 @@ def _head(ns: dict[str, Any]) -> dict[str, str]:
 
 
 def _cost(ns: dict[str, Any]) -> dict[str, str]:
-    from attention_lesson.core import fitted_exponent  # here: the hooks import this module, and need no torch
-
-    lengths = [p.T for p in ns["points"]]
-    memory = ns["memory"]
-    times = [p.naive_s * 1000 for p in ns["points"]]  # the table's column: the head's milliseconds
+    # snippets/cost.py: table = {T: [ms head, ms SDPA, MiB head, MiB SDPA]}, exponents = the table's last row
+    table, exponents = ns["table"], ns["exponents"]
+    lengths = list(table)
+    times = [row[0] for row in table.values()]
     # each length is twice the one before (1000, 2000, 4000): the time of the head per doubling of T
     ratios = [after / before for before, after in zip(times, times[1:], strict=False)]
     return {
@@ -43,11 +42,9 @@ def _cost(ns: dict[str, Any]) -> dict[str, str]:
         "doubling_factor": f"{(lengths[1] / lengths[0]) ** 2:.0f}",
         "time_ratio_low": f"{min(ratios):.1f}",
         "time_ratio_high": f"{max(ratios):.1f}",
-        "time_exponent_naive": f"{fitted_exponent(lengths, times):.1f}",  # the table's last row, as printed
-        "memory_exponent_naive": f"{fitted_exponent(lengths, [m.naive_bytes for m in memory]):.1f}",
-        "memory_exponent_sdpa": f"{fitted_exponent(lengths, [m.sdpa_bytes for m in memory]):.1f}",
-        # the memory figure's third line (SDPA given 2-d input), its slope as the legend prints it
-        "memory_exponent_sdpa_2d": f"{fitted_exponent(lengths, [m.sdpa_2d_bytes / 2**20 for m in memory]):.1f}",
+        "time_exponent_naive": f"{exponents[0]:.1f}",  # as the table's last row prints them
+        "memory_exponent_naive": f"{exponents[2]:.1f}",
+        "memory_exponent_sdpa": f"{exponents[3]:.1f}",
     }
 
 
@@ -63,6 +60,5 @@ NAMES: dict[str, str] = {
     "sdpa_digit": "head",
     "doubling_factor": "cost", "memory_exponent_naive": "cost", "memory_exponent_sdpa": "cost",
     "time_ratio_low": "cost", "time_ratio_high": "cost", "time_exponent_naive": "cost",
-    "memory_exponent_sdpa_2d": "cost",
 }
 """Every name a page can quote, and the session (of that same page) it comes from."""

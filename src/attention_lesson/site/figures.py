@@ -17,7 +17,6 @@ white and the dark palette's #1e2129. The output is byte-identical from one buil
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import html
 import io
@@ -37,8 +36,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
-from attention_lesson.core import WORDS, CostPoint, ScalingRow, fitted_exponent, temperature_sweep
 from attention_lesson.site.i18n import ui
+
+WORDS = "床前明月光"
+"""The five characters of the lesson's running example (a line of a poem, the same in every language)."""
 
 # Drawn in this colour, then written as currentColor: a colour no data series uses, so the replacement
 # touches only text, spines, ticks and grid lines.
@@ -272,30 +273,45 @@ def scores_svg(
         return _render(fig, ui("fig_scores_alt"), "scores")
 
 
-def _shaped_like(value: object, record: type) -> bool:
-    """Whether value has every field of the dataclass `record`. Not isinstance: a page's listing defines its
-    own copy of the class (the package's source, shown on the page), which is another class object."""
-    return all(hasattr(value, f.name) for f in dataclasses.fields(record))
+def _table(name: str, value: object, columns: int) -> dict[int, list[float]]:
+    """A listing's table, {length: [value per column]}, checked: a figure fails naming what it was given."""
+    if not isinstance(value, dict) or len(value) < 2:
+        raise ValueError(f"{name} must be a dict of at least two rows {{length: [values]}}, got {value!r:.80}")
+    for key, row in value.items():
+        if not isinstance(key, int) or key <= 0 or len(_values(f"{name}[{key}]", list(row), 1)) != columns:
+            raise ValueError(f"{name}[{key!r}] must be {columns} numbers for a positive length, got {row!r:.80}")
+    return {key: [float(v) for v in row] for key, row in sorted(value.items())}
 
 
-def scaling_svg(rows: Sequence[ScalingRow]) -> str:
-    """Section 4's √d study (core.scaling_study): the std of the dot products next to √d, and the mean
-    largest weight of a row with and without dividing by √d, against d on a log₂ axis."""
-    rows = list(rows)
-    if not rows or not all(_shaped_like(r, ScalingRow) for r in rows):
-        raise ValueError("rows must be a non-empty list of ScalingRow (from core.scaling_study)")
-    ds = [r.d for r in rows]
+def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Least-squares slope of log y against log x: 2 means y grows as x². For the lesson's lengths, each twice
+    the one before, it equals the listing's own ``log(last / first) / log(4)``."""
+    if len(xs) != len(ys) or len(xs) < 2 or min(*xs, *ys) <= 0:
+        raise ValueError("a slope needs at least two positive (x, y) pairs of equal count")
+    lx, ly = [math.log(v) for v in xs], [math.log(v) for v in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=True)) / sum((x - mx) ** 2 for x in lx)
+
+
+def scaling_svg(rows: dict[int, Sequence[float]]) -> str:
+    """Section 4's √d study (snippets/scaling.py's ``rows``, {d: (dot_std, unscaled, scaled)}): the std of the
+    dot products next to √d, and the mean largest weight of a row with and without dividing by √d, against d
+    on a log₂ axis."""
+    table = _table("rows", rows, 3)
+    ds = list(table)
+    stds, unscaled, scaled = ([row[i] for row in table.values()] for i in range(3))
+    roots = [math.sqrt(d) for d in ds]
 
     with _style():
         fig = Figure(figsize=(7.2, 3.1))
         left, right = fig.subplots(1, 2, gridspec_kw={"wspace": 0.28, "left": 0.08, "right": 0.98, "top": 0.8,
                                                       "bottom": 0.16})
-        left.plot(ds, [r.dot_std for r in rows], "o-", color=BLUE, label=ui("fig_scaling_measured"))
-        left.plot(ds, [r.sqrt_d for r in rows], "--", color=GREY, label="√d", lw=1.6)
+        left.plot(ds, stds, "o-", color=BLUE, label=ui("fig_scaling_measured"))
+        left.plot(ds, roots, "--", color=GREY, label="√d", lw=1.6)
         left.set_title(ui("fig_scaling_std_title"), pad=8)
-        left.set_ylim(0, max(max(r.dot_std for r in rows), max(r.sqrt_d for r in rows)) * 1.12)
-        right.plot(ds, [r.max_weight_unscaled for r in rows], "o-", color=ORANGE, label=ui("fig_scaling_unscaled"))
-        right.plot(ds, [r.max_weight_scaled for r in rows], "s-", color=BLUE, label=ui("fig_scaling_scaled"))
+        left.set_ylim(0, max(*stds, *roots) * 1.12)
+        right.plot(ds, unscaled, "o-", color=ORANGE, label=ui("fig_scaling_unscaled"))
+        right.plot(ds, scaled, "s-", color=BLUE, label=ui("fig_scaling_scaled"))
         right.set_title(ui("fig_scaling_max_title"), pad=8)
         right.set_ylim(0, 1.05)
         for ax in (left, right):
@@ -339,8 +355,7 @@ def _series_figure(
         fig = Figure(figsize=(6.4, 3.6))
         ax = fig.add_axes((0.12, 0.14, 0.84, 0.7))
         for key, ys, colour, marker in lines:
-            slope = fitted_exponent(list(xs), list(ys))
-            ax.plot(xs, ys, marker + "-", color=colour, label=ui(key).format(slope=slope))
+            ax.plot(xs, ys, marker + "-", color=colour, label=ui(key).format(slope=slope(xs, ys)))
         _loglog(ax, xs)
         low = min(min(ys) for _, ys, _, _ in lines)
         high = max(max(ys) for _, ys, _, _ in lines)
@@ -353,47 +368,31 @@ def _series_figure(
         return _render(fig, alt, name)
 
 
-def cost_svg(points: Sequence[CostPoint]) -> str:
-    """Exercise 3's timing (core.cost_sweep): milliseconds per forward pass against T on log-log axes, for
-    the lesson's head and for SDPA, with the slope fitted by core.fitted_exponent in the legend."""
-    points = list(points)
-    if len(points) < 2 or not all(_shaped_like(p, CostPoint) for p in points):
-        raise ValueError("points must be a list of at least two CostPoint (from core.cost_sweep)")
-    if any(p.naive_s <= 0 or p.sdpa_s <= 0 for p in points):
-        raise ValueError("every time must be positive to be drawn on a log axis")
-    xs = [p.T for p in points]
-    naive = [p.naive_s * 1000 for p in points]
-    sdpa = [p.sdpa_s * 1000 for p in points]
-    alt = ui("fig_cost_alt").format(naive=fitted_exponent(xs, naive), sdpa=fitted_exponent(xs, sdpa))
-    return _series_figure(
-        xs,
-        [("fig_legend_naive", naive, ORANGE, "o"), ("fig_legend_sdpa", sdpa, BLUE, "s")],
-        ui("fig_cost_title"),
-        ui("fig_axis_time"),
-        alt,
-        "cost",
-    )
+COST_COLUMNS = 4
+"""snippets/cost.py's ``table``: {T: [ms of the head, ms of SDPA, MiB of the head, MiB of SDPA]}."""
 
 
-def memory_svg(points: Sequence) -> str:
-    """Peak memory of one forward pass against T on log-log axes (attention_lesson.memory.cost_memory), for
-    the lesson's head, SDPA as usually called (4-d input) and, when measured, SDPA given 2-d input."""
-    from attention_lesson.memory import MemoryPoint
+def _cost_lines(table: dict, first: int, what: str) -> tuple[list[int], list[tuple[str, list[float], str, str]]]:
+    rows = _table("table", table, COST_COLUMNS)
+    if any(row[i] <= 0 for row in rows.values() for i in (first, first + 1)):
+        raise ValueError(f"every {what} must be positive to be drawn on a log axis")
+    return list(rows), [("fig_legend_naive", [row[first] for row in rows.values()], ORANGE, "o"),
+                        ("fig_legend_sdpa", [row[first + 1] for row in rows.values()], BLUE, "s")]
 
-    points = list(points)
-    if len(points) < 2 or not all(_shaped_like(p, MemoryPoint) for p in points):
-        raise ValueError("points must be a list of at least two MemoryPoint (from memory.cost_memory)")
-    if any(p.naive_bytes <= 0 or p.sdpa_bytes <= 0 for p in points):
-        raise ValueError("every peak must be positive to be drawn on a log axis")
-    mib = 1024 * 1024
-    xs = [p.T for p in points]
-    lines = [
-        ("fig_legend_naive", [p.naive_bytes / mib for p in points], ORANGE, "o"),
-        ("fig_legend_sdpa", [p.sdpa_bytes / mib for p in points], BLUE, "s"),
-    ]
-    if all(p.sdpa_2d_bytes for p in points):
-        lines.insert(1, ("fig_legend_sdpa_2d", [p.sdpa_2d_bytes / mib for p in points], PURPLE, "^"))
-    alt = ui("fig_memory_alt").format(naive=fitted_exponent(xs, lines[0][1]), sdpa=fitted_exponent(xs, lines[-1][1]))
+
+def cost_svg(table: dict) -> str:
+    """The cost page's timing: milliseconds per forward pass against T on log-log axes, for the lesson's head
+    and for SDPA, each legend with its slope."""
+    xs, lines = _cost_lines(table, 0, "time")
+    alt = ui("fig_cost_alt").format(naive=slope(xs, lines[0][1]), sdpa=slope(xs, lines[1][1]))
+    return _series_figure(xs, lines, ui("fig_cost_title"), ui("fig_axis_time"), alt, "cost")
+
+
+def memory_svg(table: dict) -> str:
+    """The cost page's peak memory of one forward pass against T on log-log axes, for the lesson's head and
+    for SDPA."""
+    xs, lines = _cost_lines(table, 2, "peak")
+    alt = ui("fig_memory_alt").format(naive=slope(xs, lines[0][1]), sdpa=slope(xs, lines[1][1]))
     return _series_figure(xs, lines, ui("fig_memory_title"), ui("fig_axis_memory"), alt, "memory")
 
 
@@ -461,7 +460,7 @@ def figure(kind: str, *data: object) -> str:
     """A page's figure as ``<figure>`` HTML with its caption in the current language.
 
     kind: "avg", "causal" or "head" (a weight matrix), "scores" (scores, weights, weights ×5), "scaling"
-    (rows of core.scaling_study), "cost" (core.cost_sweep points) or "memory" (memory.cost_memory points).
+    (snippets/scaling.py's ``rows``), "cost" or "memory" (snippets/cost.py's ``table``).
     """
     if kind in ("avg", "causal", "head"):
         svg = heatmap_svg(data[0], kind)
@@ -480,11 +479,13 @@ def temperature_slider(scores: torch.Tensor, scales: Sequence[float] = SLIDER_SC
                        labels: str = WORDS) -> str:
     """Section 2's weights of 光 under a slider over the scale factor (softmax temperature).
 
-    Every position of the slider is computed here at build time (core.temperature_sweep) and stored on the
+    Every position of the slider is computed here at build time (softmax of the scaled scores) and stored on the
     element; the page's small script (theme/assets/javascripts/temperature.js) only swaps numbers, so no Python
     runs in the browser and nothing is fetched. Without JavaScript the scale-1 weights are shown.
     """
-    table = temperature_sweep(scores, scales)
+    scores = torch.as_tensor(scores, dtype=torch.float32)
+    _values("scores", scores, 1)  # one finite number per character, or a clear error
+    table = [torch.softmax(scores * scale, dim=-1).tolist() for scale in scales]
     start = list(scales).index(1.0) if 1.0 in scales else 0
     rows = "\n".join(
         f'<div class="temperature__row"><span class="temperature__word">{html.escape(w)}</span>'

@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from attention_lesson import SAVE
 from attention_lesson.site.project import DEFAULT_LANG, ROOT
 
 STRINGS_FILE = "strings.yml"
@@ -357,7 +358,11 @@ def _localized(source: str, lang: str, docs: str, stamp: tuple[int, int] | None)
         text = _translation(literals, value, "literal", lang)
         if text is not None:
             edits.append((tok, _quoted(text, tok.string)))
-    return _replace_tokens(source, edits) if edits else source
+    return _SAVED.sub("", _replace_tokens(source, edits) if edits else source)
+
+
+_SAVED = re.compile(rf"[ \t]*{re.escape(SAVE)}[ \t]*$", re.M)
+"""The package's mark on a listing's function (see attention_lesson): it is for the package, not the reader."""
 
 
 _MARK = re.compile("\ue000(\\d+)\ue001")

@@ -59,9 +59,6 @@ log = logging.getLogger("mkdocs.plugins.attention_lesson")
 SESSION_MODULE = "_lesson_block_"
 """The name prefix of the module each live session runs in."""
 
-LESSON_MODULES = ("attention_lesson.core", "attention_lesson.memory")
-"""The lesson library's modules, whose source the pages' listings show (and so run in their sessions)."""
-
 OPTIONS = {"exec", "html", "source", "result", "session", "id", "idprefix", "returncode", "updatetoc", "tabs",
            "workdir", "width", "title"}
 """The fence options markdown-exec knows (and ``title``); any other word is a typo to report."""
@@ -309,7 +306,7 @@ def _names_read(code: str) -> set[str]:
 
 def _pack(names: dict[str, Any]) -> dict | None:
     """The names a block read, stored with its result: modules by name, other values pickled (tensors, the
-    lesson's dataclasses). None when one cannot be stored (a function defined on the page): such a block is
+    listings' tables). None when one cannot be stored (a function defined on the page): such a block is
     replayed with its session when a language is added."""
     modules = {name: value.__name__ for name, value in names.items() if isinstance(value, types.ModuleType)}
     values = {name: value for name, value in names.items() if name not in modules}
@@ -321,26 +318,13 @@ def _pack(names: dict[str, Any]) -> dict | None:
     return {"modules": modules, "values": pickled}
 
 
-class _Unpickler(pickle.Unpickler):
-    """A class a session defined is gone with its session: one whose source is the lesson library's (a listing
-    shows the package's source and runs it) comes back as the library's class of that name."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module.startswith(SESSION_MODULE):
-            for home in LESSON_MODULES:
-                found = getattr(importlib.import_module(home), name, None)
-                if isinstance(found, type):
-                    return found
-        return super().find_class(module, name)
-
-
 def _unpack(inputs: Any) -> dict[str, Any] | None:
     """The names :func:`_pack` stored, or None when they cannot be restored (the store's checksum guards
-    against damage; this guards against a class that moved or a module that is gone)."""
+    against damage; this guards against a module that is gone or a value pickle cannot rebuild)."""
     if not isinstance(inputs, dict):
         return None
     try:
-        names = _Unpickler(io.BytesIO(base64.b64decode(inputs["values"]))).load()  # written by this runner
+        names = pickle.loads(base64.b64decode(inputs["values"]))  # noqa: S301 - written by this runner
         names.update({name: importlib.import_module(module) for name, module in inputs["modules"].items()})
     except Exception:  # noqa: BLE001 - whatever went wrong, replaying the session gives the right names
         return None
