@@ -309,3 +309,44 @@ print(json.dumps({"found": found, "path": sys.path, "isolated": sys.flags.isolat
     assert report["isolated"] == 1
     checkout = str(ROOT)
     assert not [entry for entry in report["path"] if entry.startswith(checkout)], report["path"]
+
+
+LIMITS = {"cost": 40, "scaling": 25}
+"""Lines a page's listing may have (the lesson's own listings are 3 to 7 lines; a measurement needs more)."""
+NOTEBOOK_LIMITS = {"exercise-3": 25}
+LONGEST = 40
+
+
+def lesson_code_problems(code: str) -> list[str]:
+    """What in a listing exists for the machinery rather than for the reader."""
+    problems = []
+    imports = [line.strip() for line in code.splitlines() if re.match(r"\s*(import|from \S+ import) ", line)]
+    problems += [f"imported twice: {line}" for line in sorted({i for i in imports if imports.count(i) > 1})]
+    problems += [f"a private name: {name}" for name in sorted(set(re.findall(r"\b_[A-Za-z]\w*", code)))]
+    problems += [f"{word} in the code" for word in ("kineto", "dataclass", "raise ", "isinstance", "#@save")
+                 if word in code]
+    if '"""' in code or "'''" in code:
+        problems.append("a docstring")
+    return problems
+
+
+@pytest.mark.parametrize(("lang", "page"), CASES)
+def test_listing_reads_like_the_lessons_own(built_site: Path, lang: str, page: str) -> None:
+    """Every line a reader sees is there to teach or to print a number the page shows: short, plain, no
+    validation or private helpers, no duplicated import, comments in the page's language."""
+    code = listing(built_site, lang, page)[0]
+    lines = code.rstrip("\n").splitlines()
+    assert len(lines) <= LIMITS.get(page, LONGEST), f"{lang}/{page}: {len(lines)} lines"
+    assert not lesson_code_problems(code), f"{lang}/{page}: {lesson_code_problems(code)}"
+    if lang != i18n.DEFAULT_LANG:
+        comments = [c for c in re.findall(r"#\s*(.*)", code) if re.search(r"[\u3040-\u30ff]", c)]
+        assert not comments, f"{lang}/{page}: Japanese comments {comments}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_code_reads_like_the_lessons_own(built_site: Path, lang: str, name: str) -> None:
+    code = "\n".join(notebook_cells(built_site, lang, name)[0])
+    lines = [line for line in code.splitlines() if line.strip()]
+    assert len(lines) <= NOTEBOOK_LIMITS.get(name, LONGEST), f"{lang}/{name}: {len(lines)} lines of code"
+    assert not lesson_code_problems(code), f"{lang}/{name}: {lesson_code_problems(code)}"
