@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -15,6 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+if sys.platform != "win32":
+    import fcntl  # file locks (Unix): the warm Python's start and the site the workers share
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
