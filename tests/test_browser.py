@@ -7,7 +7,8 @@ property each over all pages, so a failure lists every page it affects. Interact
 search) get tests of their own.
 
 Chromium is Debian's ``/usr/bin/chromium`` (Playwright's browser download needs the internet). Without it
-the module is skipped, except under CI (``$CI`` set), where it fails.
+the module is skipped, except under CI (``$CI`` set), where it fails. ``$LESSON_NO_BROWSER`` (a reason)
+skips it anywhere: the workflow's macOS and Windows runs set it.
 """
 
 from __future__ import annotations
@@ -102,6 +103,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session", autouse=True)
 def _require_chromium() -> None:
     """Before anything else (the site build included): no browser, no browser tests."""
+    if os.environ.get("LESSON_NO_BROWSER"):
+        pytest.skip(f"LESSON_NO_BROWSER: {os.environ['LESSON_NO_BROWSER']}")
     if not CHROMIUM.is_file():
         reason = f"{CHROMIUM} not found: the browser tests need Debian's chromium (apt-get install chromium)"
         if os.environ.get("CI"):

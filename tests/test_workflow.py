@@ -21,8 +21,16 @@ def test_workflow_is_valid_and_lints_clean():
 def test_workflow_runs_the_readme_commands_and_deploys_only_from_main():
     flow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    steps = [s.get("run", "") for s in flow["jobs"]["test"]["steps"]]
-    assert ".ci/env pytest" in steps and ".ci/env pytest" in readme
+    test = flow["jobs"]["test"]
+    assert test["runs-on"] == "${{ matrix.os }}"
+    assert sorted(system.split("-")[0] for system in test["strategy"]["matrix"]["os"]) == ["macos", "ubuntu", "windows"]
+    steps = [s.get("run", "") for s in test["steps"]]
+    # the same command on all three (PowerShell, Windows' default shell, runs it too), and the README's
+    assert "python .ci/env pytest" in steps and "python .ci/env pytest" in readme
+    assert "python3 .ci/env pytest" in readme and "py .ci\\env pytest" in readme  # macOS and Linux; Windows
+    by_command = {s.get("run"): s for s in test["steps"]}
+    assert "runner.os != 'Linux'" in by_command["python .ci/env pytest"]["env"]["LESSON_NO_BROWSER"]
+    assert by_command["python .ci/env mkdocs build"]["if"] == "runner.os == 'Linux'"  # the site, from Linux
     assert flow[True]["pull_request"] is None  # `on:` parses as True; pull requests build and test
     deploy = flow["jobs"]["deploy"]
     assert deploy["needs"] == "test"
