@@ -48,6 +48,11 @@ def docs_dir() -> Path:
     return ROOT / "docs"
 
 
+def snippets_dir() -> Path:
+    """The lesson's listings, next to docs/: their comments and printed strings are what a language translates."""
+    return docs_dir().parent / "snippets"
+
+
 def languages() -> list[str]:
     """Language codes present, Japanese first, then alphabetical."""
     found = sorted(p.name for p in docs_dir().iterdir() if (p / STRINGS_FILE).is_file())
@@ -63,7 +68,8 @@ def usable_languages() -> list[str]:
             strings(code)
         except StringsError:
             continue
-        usable.append(code)
+        if not validate(code):  # also a key that a change in snippets/ left behind
+            usable.append(code)
     return usable
 
 
@@ -107,10 +113,13 @@ def validate(lang: str) -> list[str]:
 
     The translators' check and the build both report these (and nothing else runs on a broken file), so a
     translator reads one line naming their file instead of a traceback from wherever the text was first used.
-    Checked again only when the file or the Japanese one changed (`mkdocs serve` validates every language on
-    each rebuild).
+    A mistake is anything that would show the wrong text without a word: YAML that does not parse (or parses
+    into something else than the text typed), a missing or renamed placeholder, a key the Japanese file or
+    snippets/ does not have (a translated or outdated comment key: the Japanese comment would be shown).
+    Checked again only when the file, the Japanese one or snippets/ changed (`mkdocs serve` validates every
+    language on each rebuild).
     """
-    return list(_validated(str(docs_dir()), lang, _stamp(lang), _stamp(DEFAULT_LANG)))
+    return list(_validated(str(docs_dir()), lang, _stamp(lang), _stamp(DEFAULT_LANG), _snippets_stamp()))
 
 
 def _stamp(lang: str) -> tuple[int, int] | None:
@@ -121,31 +130,213 @@ def _stamp(lang: str) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
+def _snippets_stamp() -> tuple:
+    stamps = []
+    for path in sorted((snippets_dir()).glob("*.py")):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        stamps.append((path.name, stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
 @functools.lru_cache(maxsize=64)
-def _validated(docs: str, lang: str, stamp: tuple[int, int] | None, source: tuple[int, int] | None) -> tuple:
+def _validated(docs: str, lang: str, stamp: tuple[int, int] | None, source: tuple[int, int] | None,
+               snippets: tuple) -> tuple:
     return tuple(_problems(lang))
+
+
+@functools.lru_cache(maxsize=8)
+def _snippet_texts(stamp: tuple) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(every comment, the translatable comments, the printed Japanese strings) of snippets/, in file order."""
+    every: dict[str, None] = {}
+    comments: dict[str, None] = {}
+    literals: dict[str, None] = {}
+    for path in sorted((snippets_dir()).glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for comment in code_comments(source):
+            every.setdefault(comment)
+            if not comment.startswith("--8<--") and not comment.isascii():  # markers and plain ASCII notes
+                comments.setdefault(comment)
+        for text in code_literals(source):
+            literals.setdefault(text)
+    return tuple(every), tuple(comments), tuple(literals)
+
+
+def snippet_comments() -> list[str]:
+    """Every comment of snippets/ a language translates: all but plain-ASCII notes and ``--8<--`` markers (a
+    comment of Chinese characters alone, such as ``光``, is one)."""
+    return list(_snippet_texts(_snippets_stamp())[1])
+
+
+def snippet_literals() -> list[str]:
+    """Every printed Japanese string of snippets/ (see :func:`translatable`)."""
+    return list(_snippet_texts(_snippets_stamp())[2])
+
+
+def yaml_quoted(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar that reads back as exactly ``text``."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000 or code in (0x2028, 0x2029, 0xFEFF) \
+                or code in (0xFFFE, 0xFFFF):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+_ENTRY = re.compile(r"""^(?P<indent>[ ]*)(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#"'][^\n]*?)[ ]*:(?:[ ]+|$)"""
+                    r"(?P<value>.*?)[ \t]*$")
+_QUOTED = re.compile(r"""^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*(?:#.*)?$""")
+
+
+def _quote_fix(line: str, column: int | None = None) -> str | None:
+    """For a ``key: value`` line whose value YAML cannot read as it is typed (a ``: `` in it, or a first
+    character YAML takes for syntax): the same line with the value in double quotes, shortened."""
+    entry = _ENTRY.match(line)
+    if not entry or not entry["value"] or (not entry["indent"] and entry["key"] in KEYS and KEYS[entry["key"]] is dict):
+        return None
+    if column is not None and column < entry.start("value"):
+        return None
+    value = entry["value"]
+    if _QUOTED.match(value):
+        return None
+    shown = yaml_quoted(value)
+    if len(shown) > 42:
+        shown = shown[:40] + '…"'
+    return f"put the text in quotes: {entry['key']}: {shown}"
+
+
+def _unclosed_quote(lines: list[str], before: int) -> tuple[int, int] | None:
+    """The last ``key: "…`` line before line `before` (0-based) whose quote does not close on the line: YAML
+    reads on into the next lines and stumbles somewhere below."""
+    for number in range(min(before, len(lines)) - 1, -1, -1):
+        entry = _ENTRY.match(lines[number])
+        value = entry["value"] if entry else ""
+        if value[:1] in ('"', "'") and not _CLOSED[value[0]].match(value):
+            return number, entry.start("value")
+    return None
+
+
+_CLOSED = {'"': re.compile(r'"(?:[^"\\]|\\.)*"'), "'": re.compile(r"'(?:[^']|'')*'")}
+
+
+def _yaml_error(lang: str, text: str, error: yaml.MarkedYAMLError) -> str:
+    lines = text.splitlines()
+    mark, hint = error.problem_mark or error.context_mark, ""
+    if error.context == "while scanning a quoted scalar" and error.context_mark is not None:
+        mark = error.context_mark  # the quote that opened, not the end of the file where YAML gave up
+        hint = ("; the quote opened here is never closed: end the text with the same quote "
+                '(inside double quotes, write a " as \\")')
+    elif mark is not None and "'\\t'" in str(error.problem):
+        hint = "; indent with spaces, not tabs"
+    elif mark is not None and (opened := _unclosed_quote(lines, mark.line)) is not None:
+        mark = yaml.Mark("", 0, opened[0], opened[1], None, None)
+        hint = ("; the quote opened here is not closed on its line: end the text with the same quote "
+                '(inside double quotes, write a " as \\")')
+    elif mark is not None:
+        for candidate in (error.problem_mark, error.context_mark):
+            if candidate is not None and candidate.line < len(lines):
+                fix = _quote_fix(lines[candidate.line], candidate.column if candidate is error.problem_mark else None)
+                if fix:
+                    mark, hint = candidate, "; " + fix
+                    break
+    where = f"{_where(lang)}:{mark.line + 1}:{mark.column + 1}" if mark else _where(lang)
+    return (f"{where}: not valid YAML: {error.problem or error.context}"
+            + (f" ({error.context})" if error.context and error.problem else "") + hint)
+
+
+_KIND_OF_SCALAR = {"bool": "true or false", "int": "a number", "float": "a number", "null": "nothing",
+                   "timestamp": "a date"}
+
+
+def _scalar_problem(lang: str, text: str, key_node: yaml.Node, node: yaml.ScalarNode, name: str) -> str | None:
+    """A value that YAML reads as something else than the text typed: a number, true/false, nothing, or text
+    whose first characters YAML took for an anchor (``&…``) or a tag (``!…``)."""
+    lines = text.splitlines()
+    line = lines[key_node.start_mark.line] if key_node.start_mark.line < len(lines) else ""
+    typed = text[node.start_mark.index:node.end_mark.index].lstrip()
+    if node.style is None and typed[:1] in ("&", "!"):
+        return (f"{_where(lang, key_node)}: {name}: YAML takes the text's first word for syntax and drops it; "
+                + (_quote_fix(line) or "put the text in quotes"))
+    kind = node.tag.rsplit(":", 1)[-1]
+    if node.style is None and kind in _KIND_OF_SCALAR:
+        if kind == "null":
+            return (f"{_where(lang, node)}: {name}: expected the text, found nothing (a value starting with # "
+                    "is a comment: put the text in quotes)")
+        return (f"{_where(lang, node)}: {name}: YAML reads {node.value!r} as {_KIND_OF_SCALAR[kind]}; "
+                + (_quote_fix(line) or f'put the text in quotes: "{node.value}"'))
+    if not node.value.strip():
+        return f"{_where(lang, node)}: {name}: expected the text, found nothing"
+    return None
+
+
+def _duplicates(lang: str, mapping: yaml.MappingNode, name: str) -> list[str]:
+    first: dict[str, yaml.Node] = {}
+    problems = []
+    for key_node, _ in mapping.value:
+        key = str(key_node.value)
+        if key in first:
+            line = first[key].start_mark.line + 1
+            problems.append(f"{_where(lang, key_node)}: {name}{key!r} appears a second time (first at line {line}); "
+                            "YAML keeps only the last one: keep one"
+                            + (f" '{key}:' section and move the other's entries into it" if not name else ""))
+        else:
+            first[key] = key_node
+    return problems
+
+
+def _unknown_code_key(lang: str, table: str, key_node: yaml.Node, item: yaml.Node) -> str:
+    """A key of comments:/literals: that is no comment (printed string) of snippets/: translated, or left behind
+    by a change of the Japanese text, it never matches, and the page shows the Japanese text."""
+    every, comments, literals = _snippet_texts(_snippets_stamp())
+    known = every if table == "comments" else literals
+    what = "a comment" if table == "comments" else "a printed string"
+    key = str(key_node.value)
+    value = str(item.value) if isinstance(item, yaml.ScalarNode) else ""
+    start = f"{_where(lang, key_node)}: {table} «{key}»: not {what} of snippets/"
+    if value in known:  # the key and the value swapped: the fix is exact
+        return (f"{start}; keys stay as the Japanese text; translate the value: "
+                f"{yaml_quoted(value)}: {yaml_quoted(key)}")
+    if translatable(key) or _HAN.search(key):  # Japanese text, not the snippets' own any more
+        near = difflib.get_close_matches(key, [k for k in known if k != key], n=1, cutoff=0.5)
+        return (f"{start} (changed or removed there?); keys stay as the Japanese text exactly as written in "
+                "snippets/; translate the value" + (f"; the nearest is «{near[0]}»" if near else
+                                                    "; remove the entry if its text is gone"))
+    return f"{start}; keys stay as the Japanese text; translate the value"
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _problems(lang: str) -> list[str]:
     path = docs_dir() / lang / STRINGS_FILE
     try:
-        root = yaml.compose(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        root = yaml.compose(text)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f"{_where(lang)}:{mark.line + 1}:{mark.column + 1}" if mark else _where(lang)
-        return [f"{where}: not valid YAML: {error.problem or error.context}"
-                + (f" ({error.context})" if error.context and error.problem else "")]
+        return [_yaml_error(lang, text, error)]
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         return [f"{_where(lang)}: not valid YAML: {error}"]
     if root is None:
-        return [f"{_where(lang)}: the file is empty; start from a copy of docs/{DEFAULT_LANG}/{STRINGS_FILE}"]
+        return [f"{_where(lang)}: the file is empty; start it with: python -m attention_lesson.site.translations "
+                f"{lang} --init"]
     if not isinstance(root, yaml.MappingNode):
         return [f"{_where(lang, root)}: expected a mapping of keys ({', '.join(KEYS)}), found {_kind(root)}"]
     try:
         source = {} if lang == DEFAULT_LANG else _load(DEFAULT_LANG, _mtime(DEFAULT_LANG))
     except StringsError:
         source = {}  # the Japanese file's own mistakes are reported for it; nothing to compare with here
-    problems = []
+    problems = _duplicates(lang, root, "")
     for key_node, value in root.value:
         key = key_node.value
         if key not in KEYS:
@@ -157,6 +348,10 @@ def _problems(lang: str) -> list[str]:
             if not isinstance(value, yaml.ScalarNode) or not str(value.value).strip():
                 problems.append(f"{_where(lang, value)}: {key}: expected the language's own text, found "
                                 + ("nothing" if isinstance(value, yaml.ScalarNode) else _kind(value)))
+            else:
+                problem = _scalar_problem(lang, text, key_node, value, key)
+                if problem:
+                    problems.append(problem)
             continue
         if not isinstance(value, yaml.MappingNode):
             if not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
@@ -165,20 +360,39 @@ def _problems(lang: str) -> list[str]:
             continue
         if key not in TEXT_TABLES:
             continue
+        problems += _duplicates(lang, value, f"{key}: ")
         reference = source.get(key) or {}
         for item_key, item in value.value:
             name = f"{key}.{item_key.value}" if key in ("labels", "ui") else f"{key} «{item_key.value}»"
-            if not isinstance(item, yaml.ScalarNode):
-                problems.append(f"{_where(lang, item)}: {name}: expected one line of text, found {_kind(item)}")
+            if lang != DEFAULT_LANG and key in ("comments", "literals"):
+                every, _, literals = _snippet_texts(_snippets_stamp())
+                if str(item_key.value) not in (every if key == "comments" else literals):
+                    problems.append(_unknown_code_key(lang, key, item_key, item))
+                    continue
+            elif lang != DEFAULT_LANG and source and item_key.value not in reference:
+                near = difflib.get_close_matches(str(item_key.value), [str(k) for k in reference], n=1)
+                problems.append(f"{_where(lang, item_key)}: {name}: docs/{DEFAULT_LANG}/{STRINGS_FILE} has no such "
+                                "key, so this text is never shown; "
+                                + (f"did you mean {near[0]!r}?" if near else "remove it")
+                                + " (keys stay as in the Japanese file)")
                 continue
-            text = str(item.value)
+            if not isinstance(item, yaml.ScalarNode):
+                fix = _quote_fix(text.splitlines()[item_key.start_mark.line])
+                problems.append(f"{_where(lang, item)}: {name}: expected one line of text, found {_kind(item)}"
+                                + (f" (YAML reads a value starting with [ or {{ as one); {fix}" if fix else ""))
+                continue
+            problem = _scalar_problem(lang, text, item_key, item, name)
+            if problem:
+                problems.append(problem)
+                continue
+            text_value = str(item.value)
             if key in ("comments", "literals"):
-                if "\n" in text.strip("\n") or "\r" in text:
+                if "\n" in text_value.strip("\n") or "\r" in text_value:
                     problems.append(f"{_where(lang, item)}: {name}: must be one line: a line break would change "
                                     "the code shown on the page")
                 continue
             try:
-                found = _placeholders(text)
+                found = _placeholders(text_value)
             except ValueError as error:
                 problems.append(f"{_where(lang, item)}: {name}: {error}; write a literal brace as {{{{ or }}}}")
                 continue
@@ -211,7 +425,10 @@ def _load(lang: str, mtime: float) -> dict[str, Any]:
     if problems:
         raise StringsError(problems)
     path = docs_dir() / lang / STRINGS_FILE
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:  # what validate does not foresee still gets one line naming the file
+        raise StringsError([f"{_where(lang)}: not valid YAML: {error}".replace("\n", " ")]) from None
 
 
 def strings(lang: str) -> dict[str, Any]:
