@@ -2,13 +2,12 @@
 
 Each case breaks a throwaway copy of the project the way a person would, then runs the translators' check and
 the strict build (quiet, as CI scripts run it): the check exits 2, the build fails, and both print one line
-naming the file and the key or line.
+naming the file and the key or line, and the fix.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -37,11 +36,24 @@ def lines_naming(output: str, needle: str) -> list[str]:
 
 @pytest.fixture
 def korean(project_copy) -> Path:
-    """A new language folder started as TRANSLATING.md says: a copy of the Japanese strings.yml."""
-    folder = project_copy / "docs" / "ko"
-    folder.mkdir()
-    shutil.copy(project_copy / "docs" / "ja" / "strings.yml", folder / "strings.yml")
-    return folder / "strings.yml"
+    """A new language folder started as TRANSLATING.md says: the template of `translations ko --init`."""
+    proc = run([sys.executable, "-m", "attention_lesson.site.translations", "ko", "--init"], cwd=project_copy)
+    assert "wrote docs/ko/strings.yml" in proc.stdout
+    return project_copy / "docs" / "ko" / "strings.yml"
+
+
+def translate(japanese: str, value: str, key: str | None = None):
+    """An edit of the template: the entry whose value is `japanese` gets `value` typed after its colon as it
+    is (and `key` instead of its key, when given)."""
+    def edit(text: str) -> str:
+        entry = re.search(rf'(?m)^  (.+?): {re.escape(quoted(japanese))}$', text)
+        assert entry, japanese
+        return text.replace(entry[0], f"  {key or entry[1]}: {value}", 1)
+    return edit
+
+
+def quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 MISTAKES = {
@@ -57,10 +69,29 @@ MISTAKES = {
     "missing placeholder": (lambda s: s.replace("（傾き {slope:.1f}）", "", 1),
                             r"docs/ko/strings\.yml:\d+:\d+: ui\.fig_legend_naive: the placeholder \{slope\} "
                             r"is missing"),
-    "comment on two lines": (lambda s: s + 'comments:\n  "マスクなし": "no\\nmask"\n',
+    "comment on two lines": (translate("マスクなし", '"no\\nmask"'),
                              r"docs/ko/strings\.yml:\d+:\d+: comments «マスクなし»: must be one line"),
-    "empty name": (lambda s: s.replace("name: 日本語", 'name: ""'),
-                   r"docs/ko/strings\.yml:2:\d+: name: expected the language's own text, found nothing"),
+    "empty name": (lambda s: s.replace('name: "日本語"', 'name: ""'),
+                   r"docs/ko/strings\.yml:\d+:\d+: name: expected the language's own text, found nothing"),
+    # Korean writes an ASCII colon: unquoted, YAML reads it as a second key
+    "colon in an unquoted value": (
+        translate("因果マスク：後ろの位置のスコアを負の無限大にすると、softmax 後の重みは 0 になる",
+                  "인과 마스크: 뒤쪽"),
+        r'docs/ko/strings\.yml:\d+:\d+: not valid YAML: mapping values are not allowed here; put the text in '
+        r'quotes: section_3: "인과 마스크: 뒤쪽"$'),
+    "value YAML reads as true": (translate("コピーしました", "yes"),
+                                 r"docs/ko/strings\.yml:\d+:\d+: ui\.copied: YAML reads 'yes' as true or false; put "
+                                 r'the text in quotes: copied: "yes"$'),
+    # the key translated instead of the value: the page would show the Japanese comment
+    "translated comment key": (translate("マスクなし", '"マスクなし"', key='"마스크 없음"'),
+                               r"docs/ko/strings\.yml:\d+:3: comments «마스크 없음»: not a comment of snippets/; "
+                               r'keys stay as the Japanese text; translate the value: "マスクなし": "마스크 없음"$'),
+    "translated literal key": (translate("softmax 後の重み：", '"softmax 후 가중치:"', key='"softmax 후 가중치:"'),
+                               r"docs/ko/strings\.yml:\d+:3: literals «softmax 후 가중치:»: not a printed string of "
+                               r"snippets/; keys stay as the Japanese text; translate the value$"),
+    "misspelled label key": (translate("コピーしました", '"복사됨"', key="copeid"),
+                             r"docs/ko/strings\.yml:\d+:3: ui\.copeid: docs/ja/strings\.yml has no such key, so this "
+                             r"text is never shown; did you mean 'copied'\?"),
 }
 
 
@@ -81,16 +112,60 @@ def test_a_strings_mistake_is_one_line_from_the_check_and_the_build(korean, proj
     assert not (tmp_path / "site" / "index.html").exists()  # a broken language stops the whole build
 
 
+def test_a_translated_comment_key_names_its_own_line(korean, project_copy):
+    """The line and column of the translated comment key are those of the key in the file."""
+    korean.write_text(translate("マスクなし", '"마스크 없음"', key='"마스크 없음"')(korean.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    number = next(n for n, line in enumerate(korean.read_text(encoding="utf-8").splitlines(), 1)
+                  if line.startswith('  "마스크 없음":'))
+    proc = check(project_copy, "ko")
+    assert proc.returncode == 2
+    assert lines_naming(proc.stderr, f"docs/ko/strings.yml:{number}:3: comments «마스크 없음»"), proc.stderr
+
+
 def test_an_extra_page_says_whether_it_is_published(project_copy, tmp_path):
     page = project_copy / "docs" / "en" / "glossary.md"
     page.write_text("# Glossary\n", encoding="utf-8")
     proc = check(project_copy, "en")
-    assert proc.returncode == 0
-    line = lines_naming(proc.stdout, "extra pages")
-    assert line and "not in the navigation" in line[0] and "strict build fails" in line[0]
-    assert "glossary.md" in proc.stdout
+    assert proc.returncode == 2
+    line = lines_naming(proc.stderr, "docs/en/glossary.md: extra page")
+    assert len(line) == 1 and "not in the navigation" in line[0] and "strict build fails" in line[0]
     proc = build(project_copy, tmp_path / "site", lang="en")
     assert proc.returncode != 0 and "glossary.md" in proc.stderr
+
+
+@pytest.mark.parametrize("exec_option", ["yes", "no"])
+def test_a_changed_exec_line_names_the_translated_line_and_the_japanese_one(project_copy, exec_option):
+    page = project_copy / "docs" / "en" / "head.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines, 1) if 'exec="on"' in line)
+    japanese = (project_copy / "docs" / "ja" / "head.md").read_text(encoding="utf-8").splitlines()
+    original = next(n for n, line in enumerate(japanese, 1) if 'exec="on"' in line)
+    lines[number - 1] = lines[number - 1].replace('exec="on"', f'exec="{exec_option}"')
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = check(project_copy, "en")
+    assert proc.returncode == 2
+    found = lines_naming(proc.stderr, f"docs/en/head.md:{number}: expected «{japanese[original - 1]}» as in "
+                                      f"docs/ja/head.md:{original}; found «{lines[number - 1]}»")
+    assert len(found) == 1, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_a_comment_changed_in_snippets_names_the_translations_left_behind(project_copy, tmp_path):
+    """The Japanese comment changed: each language's old key no longer matches, so its pages would show the new
+    Japanese comment. The check and the build name the key's line and the comment it should now be."""
+    snippet = project_copy / "snippets" / "exercise_2.py"
+    snippet.write_text(snippet.read_text(encoding="utf-8").replace("# マスクなし", "# マスクをかけない"),
+                       encoding="utf-8")
+    english = (project_copy / "docs" / "en" / "strings.yml").read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(english, 1) if line.lstrip().startswith(('"マスクなし":', "マスクなし:")))
+    expected = (f"docs/en/strings.yml:{number}:3: comments «マスクなし»: not a comment of snippets/ (changed or "
+                "removed there?); keys stay as the Japanese text exactly as written in snippets/; translate the "
+                "value; the nearest is «マスクをかけない»")
+    proc = check(project_copy, "en")
+    assert proc.returncode == 2 and len(lines_naming(proc.stderr, expected)) == 1, proc.stderr
+    proc = build(project_copy, tmp_path / "site", lang="en")
+    assert proc.returncode != 0 and len(lines_naming(proc.stderr, expected)) == 1, proc.stderr[-2000:]
 
 
 EDITOR_MISTAKES = {
