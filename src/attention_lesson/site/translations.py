@@ -1,7 +1,7 @@
 """The translators' check: the gate for a language folder, and the template to start one.
 
-    python -m attention_lesson.site.translations [CODE ...]      # check docs/<code>/ (default: every language)
-    python -m attention_lesson.site.translations CODE --init     # write docs/<code>/strings.yml to translate
+    python -m attention_lesson.site.translations [CODE ...] [--all]  # check docs/<code>/ (default: every language)
+    python -m attention_lesson.site.translations CODE --init         # write docs/<code>/strings.yml to translate
 
 Exit status 2: a mistake, each on one line of its own naming the file and line (and column) and the fix. A
 mistake is anything that would show the wrong thing without a word, or stop the build: a strings.yml that YAML
@@ -299,7 +299,11 @@ def _percent(done: int, total: int) -> str:
     return f"{done}/{total}" + (f" ({done / total:.0%})" if total else "")
 
 
-def format_report(report: Report) -> str:
+SHOWN = 12
+"""At most this many items of a list in the report (``--all``: every one)."""
+
+
+def format_report(report: Report, every: bool = False) -> str:
     """The information for a translator (stdout): what is done, what is missing. Mistakes are not in it:
     :func:`main` prints them one a line on stderr."""
     all_pages = [p for p in (*report.translated, *report.missing_pages) if not _is_notebook(p)]
@@ -321,8 +325,11 @@ def format_report(report: Report) -> str:
         if total is not None and len(items) == total and total > 3:
             lines.append(f"  {title}: all {total}")
             return
-        lines.append(f"  {title}:")
-        lines.extend(f"    - {item}" for item in items)
+        shown = items if every or len(items) <= SHOWN else items[:SHOWN - 2]
+        lines.append(f"  {title}:" if len(shown) == len(items) else f"  {title}: {len(items)}, of them:")
+        lines.extend(f"    - {item}" for item in shown)
+        if len(shown) < len(items):
+            lines.append(f"    … and {len(items) - len(shown)} more (--all lists every one)")
 
     section("missing pages (the Japanese page is shown, with a banner)",
             [p for p in report.missing_pages if not _is_notebook(p)])
@@ -439,6 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attention_lesson.site.translations",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("langs", nargs="*", help="language codes (default: every language folder)")
+    parser.add_argument("--all", action="store_true", help="list every untranslated text, not the first ones")
     parser.add_argument("--init", action="store_true",
                         help="write docs/<code>/strings.yml with every text to translate (one code; never overwrites)")
     args = parser.parse_args(argv)
@@ -459,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.exit(2, f"{parser.prog}: error: {error}; start a new one with: {parser.prog} <code> --init\n")
     reports = [check(lang) for lang in langs]
-    print("\n\n".join(format_report(r) for r in reports), flush=True)
+    print("\n\n".join(format_report(r, args.all) for r in reports), flush=True)
     mistakes = [problem for r in reports for problem in r.errors]
     if mistakes:  # one line per mistake, naming the file, the line and the fix
         print("\n".join(f"{parser.prog}: error: {problem}" for problem in mistakes), file=sys.stderr)
