@@ -367,10 +367,10 @@ def english(tmp_path, monkeypatch):
           "fig_scores_title": "Scores of 光 and weights", "fig_scaling_title": "Why divide by √d",
           "fig_cost_title": "Sequence length and time", "fig_legend_naive": "This lesson's head (slope {slope:.1f})"}
     (tmp_path / "en" / "strings.yml").write_text(yaml.safe_dump({"name": "English", "ui": ui}), encoding="utf-8")
-    i18n._load.cache_clear()
+    i18n._loaded.cache_clear()
     monkeypatch.setattr(i18n, "docs_dir", lambda: tmp_path)
     yield
-    i18n._load.cache_clear()
+    i18n._loaded.cache_clear()
 
 
 def test_titles_in_the_page_language(english, rows):

@@ -19,8 +19,9 @@ PRINTS = 'print("softmax 後の重み：", 0.5)\n'  # a printed Japanese string,
 
 @pytest.fixture
 def runner(tmp_path) -> Runner:
-    runner = Runner()
-    runner.start_build("ja", Store(tmp_path / "store"))
+    store = Store(tmp_path / "store")
+    runner = Runner(store)
+    runner.start_build("ja", store, LANGS)
     runner.begin_page("page.md")
     return runner
 
@@ -60,14 +61,14 @@ def test_a_block_that_reads_the_language_runs_once_per_language(runner):
 
 def test_stored_results_are_reused_by_a_new_build_and_a_changed_block_runs_again(tmp_path):
     store = Store(tmp_path / "store")
-    first = Runner()
-    first.start_build("ja", store)
+    first = Runner(store)
+    first.start_build("ja", store, LANGS)
     first.begin_page("p.md")
     first.run("x = 41\n", session="s")
     assert first.run("print(x + 1)\n", session="s") == "42\n"
 
-    second = Runner()
-    second.start_build("en", store)
+    second = Runner(store)
+    second.start_build("en", store, LANGS)
     second.begin_page("p.md")
     second.run("x = 41\n", session="s")
     assert second.run("print(x + 1)\n", session="s") == "42\n"
@@ -80,13 +81,13 @@ def test_stored_results_are_reused_by_a_new_build_and_a_changed_block_runs_again
 def test_a_replayed_block_that_prints_something_else_asks_for_the_page_again(tmp_path):
     store = Store(tmp_path / "store")
     code = "import time\nstamp = time.perf_counter_ns()\nprint(stamp)\n"
-    first = Runner()
-    first.start_build("ja", store)
+    first = Runner(store)
+    first.start_build("ja", store, LANGS)
     first.begin_page("p.md")
     shown = first.run(code, session="s")
 
-    second = Runner()
-    second.start_build("ja", store)
+    second = Runner(store)
+    second.start_build("ja", store, LANGS)
     second.begin_page("p.md")
     assert second.run(code, session="s") == shown  # from the store
     second.run("print(stamp)\n", session="s")  # new: the timing block runs again
@@ -105,9 +106,8 @@ FIGURE = "from attention_lesson.site.i18n import ui\nprint(ui('original'), type(
 def _build(store: Store, languages: list[str]) -> tuple[Runner, str]:
     """One build of the page above with these languages (as if only their folders existed): the figure's
     output in the last one."""
-    runner = Runner()
-    runner.start_build("ja", store)
-    runner.languages = languages
+    runner = Runner(store)
+    runner.start_build("ja", store, languages)
     runner.begin_page("cost.md")
     runner.run(MEASURE, session="cost", title="snippets/cost.py")
     return runner, runner.run(FIGURE, session="cost", title="figure: snippets/cost.py", lang=languages[-1])
@@ -151,7 +151,7 @@ def test_sessions_belong_to_a_page(runner):
 def test_a_raising_block_names_its_title_line_and_exception(runner):
     with pytest.raises(BlockError) as error:
         runner.run("x = 1\n\nraise RuntimeError('broken on purpose')\n", session="s", title="snippets/x.py")
-    assert str(error.value) == "page.md: snippets/x.py, line 3: RuntimeError: broken on purpose"
+    assert str(error.value) == "page.md: snippets/x.py, line 3: RuntimeError: broken on purpose"  # no such file
     with pytest.raises(BlockError, match=r"page.md: snippets/y.py, line 1: SyntaxError"):
         runner.run("print(\n", title="snippets/y.py")
 
@@ -161,10 +161,73 @@ def test_a_printed_string_that_is_changed_before_printing_is_an_error(runner):
         runner.run('print("softmax 後の重み："[:2])\n', title="snippets/z.py")
 
 
-def test_the_environment_key_changes_with_the_package_sources(tmp_path, monkeypatch):
-    before = project.environment_key()
-    monkeypatch.setattr(project, "_versions", lambda: "python 0; torch 0")
-    assert project.environment_key() != before
+def test_the_environment_key_names_python_and_torch():
+    assert project.environment_key().startswith("python ") and "; torch 2." in project.environment_key()
+
+
+def test_a_block_is_keyed_on_what_it_imports_and_nothing_else_of_the_package():
+    """A listing imports nothing of the site: editing the plugin, a figure or the check runs it again never.
+    A figure block is keyed on the figures module (and what draws with it); a block using the lesson's
+    #@save functions, on the listings that define them."""
+    assert project.imports_key("import torch\nx = 1\n") == ""
+    figure = project.imports_key("from attention_lesson.site.figures import figure\n")
+    assert figure and figure != project.imports_key("from attention_lesson.site.i18n import ui\n")
+    assert project.imports_key("import attention_lesson as al\n") != ""
+
+
+def test_an_error_names_the_snippet_files_own_line(tmp_path):
+    """pymdownx.snippets drops a file's section markers: the block's line 3 may be the file's line 5."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    (tmp_path / "docs" / "ja").mkdir(parents=True)
+    strings = project.root() / "docs" / "ja" / i18n.STRINGS_FILE
+    (tmp_path / "docs" / "ja" / i18n.STRINGS_FILE).write_bytes(strings.read_bytes())
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "x.py").write_text(
+        'x = 1\n# --8<-- [start:a]\nprint("ok：")\n# --8<-- [end:a]\nraise RuntimeError("on purpose")\n',
+        encoding="utf-8")
+    store = Store(tmp_path / "store")
+    runner = Runner(store)
+    with project.building(tmp_path):
+        runner.start_build("ja", store, ["ja"])
+        runner.begin_page("docs/ja/x.md")
+        with pytest.raises(BlockError) as error:  # the included file, its markers gone
+            runner.run('x = 1\nprint("ok：")\nraise RuntimeError("on purpose")\n', session="s",
+                       title="snippets/x.py")
+        assert str(error.value) == "docs/ja/x.md: snippets/x.py:5: RuntimeError: on purpose"
+        with pytest.raises(BlockError, match=r"^docs/ja/x.md: snippets/y.py, line 2: SyntaxError: '\(' was never"):
+            runner.run("x = 1\ny = (\n", title="snippets/y.py")
+
+
+@pytest.mark.parametrize("code", [
+    "import weakref\nclass A: pass\na = A()\nr = weakref.ref(a, lambda _: 1 / 0)\ndel a\n",
+    "import sys\nprint('Traceback (most recent call last):', file=sys.stderr)\n",
+    "print('KeyboardInterrupt')\n",
+])
+def test_only_a_block_that_completed_cleanly_is_stored(runner, code):
+    """An exception Python only reports ("Exception ignored in …", as a Ctrl-C in a weakref callback is), or an
+    error report in the output, fails the block; nothing of it is stored, so no later build can publish it."""
+    with pytest.raises(BlockError, match="nothing of it was stored"):
+        runner.run(code, session="s", title="snippets/x.py")
+    assert not list(runner.store.path.rglob("*.json"))
+
+
+def test_an_interrupt_stops_the_block_and_stores_nothing(runner):
+    with pytest.raises(KeyboardInterrupt):
+        runner.run("raise KeyboardInterrupt\n", session="s", title="snippets/x.py")
+    assert not list(runner.store.path.rglob("*.json"))
+
+
+def test_a_figure_whose_module_changed_is_drawn_again_without_measuring_again(tmp_path, monkeypatch):
+    """Editing the figures module (a colour) gives the figure block a new key: it is drawn from the names its
+    session stored, and the measurement before it does not run again."""
+    store = Store(tmp_path / "store")
+    _build(store, ["ja", "en"])
+    real = project.imports_key
+    monkeypatch.setattr(project, "imports_key", lambda code: real(code) + "-edited" if "figures" in code
+                        or "i18n" in code else real(code))
+    second, shown = _build(store, ["ja", "en"])
+    assert second.stats.executed == 2  # the figure, in ja and in en; not the measurement
+    assert shown == f"{i18n.ui('original', 'en')} dict 1000\n"
 
 
 # -- the store ------------------------------------------------------------------------------------------------
@@ -214,7 +277,7 @@ def test_an_interrupted_write_leaves_no_entry(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(json, "dump", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         store.put(KEY, {"template": "42\n"})
     assert store.get(KEY) is None
@@ -253,11 +316,11 @@ def test_a_damaged_compiled_template_is_compiled_again(tmp_path, damage):
     """The theme templates' bytecode cache (kept beside the store): a damaged file is a miss, never an error."""
     import jinja2
 
-    from attention_lesson.site.hooks import _CompiledTemplates
+    from attention_lesson.site.templates import CompiledTemplates
 
     def render() -> str:
         env = jinja2.Environment(loader=jinja2.DictLoader({"page.html": "{{ 6 * 7 }} {{ name }}"}),
-                                 bytecode_cache=_CompiledTemplates(str(tmp_path)))
+                                 bytecode_cache=CompiledTemplates(tmp_path))
         return env.get_template("page.html").render(name="頭")
 
     assert render() == "42 頭"

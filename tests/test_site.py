@@ -79,10 +79,12 @@ def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp
     """At every log level: the failure is an exception, not a warning that -q would hide."""
     snippet = project_copy / "snippets" / "scoring.py"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "\nraise RuntimeError('broken on purpose')\n")
+    line = len(snippet.read_text(encoding="utf-8").splitlines())  # the file's own line, section markers counted
     proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(tmp_path / "site")],
                cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode != 0
-    assert "snippets/scoring.py, line 23: RuntimeError: broken on purpose" in proc.stderr, proc.stderr[-2000:]
+    expected = f"docs/ja/query-key.md: snippets/scoring.py:{line}: RuntimeError: broken on purpose"
+    assert expected in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     for page in (tmp_path / "site").rglob("*.html"):
         assert "broken on purpose" not in page.read_text(encoding="utf-8"), page

@@ -2,16 +2,24 @@
 
 A page writes ``{{ measured.std_256 }}`` where the lesson states a measured value. Each name below is computed
 from the names a session of that page defined (the listing's own variables), after the page's blocks ran, and
-stored with the run (:func:`attention_lesson.site.runner.values`). So the sentence cannot drift from the table
-above it, no snippet runs a second time, and every language quotes the same run. Claims that stay words ("月
-takes half") are checked by tests/test_claims.py against the same build.
+stored with the run (:meth:`attention_lesson.site.runner.Runner.values`); :func:`fill` puts them in the page.
+So the sentence cannot drift from the table above it, no snippet runs a second time, and every language quotes
+the same run. Claims that stay words ("月 takes half") are checked by tests/test_claims.py against the same
+build.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.exceptions import PluginError
+
+if TYPE_CHECKING:
+    from attention_lesson.site.runner import Runner
 
 
 def _scaling(ns: dict[str, Any]) -> dict[str, str]:
@@ -62,3 +70,31 @@ NAMES: dict[str, str] = {
     "time_ratio_low": "cost", "time_ratio_high": "cost", "time_exponent_naive": "cost",
 }
 """Every name a page can quote, and the session (of that same page) it comes from."""
+
+
+MEASURED = re.compile(r"\{\{\s*measured\.(\w+)\s*\}\}")
+
+
+def fill(html: str, where: str, runner: Runner) -> str:
+    """Replace {{ measured.name }} with the value computed from this page's run.
+
+    A plain substitution rather than a Jinja macros plugin: only this one form is touched, so braces in code
+    and prose stay as written, and an unknown name stops the build naming the page.
+    """
+    found: dict[str, str] = {}
+    source = Path(__file__).read_bytes()  # the values are keyed on the code that computes them
+
+    def value(match: re.Match) -> str:
+        name = match[1]
+        session = NAMES.get(name)
+        if session is None:
+            raise PluginError(f"{where}: unknown {match[0]}; known: {', '.join(sorted(NAMES))}")
+        if name not in found:
+            try:
+                found.update(runner.values(session, SESSIONS[session], source))
+            except KeyError:
+                raise PluginError(f"{where}: {match[0]} is measured by the session {session!r}, "
+                                  "which this page does not run") from None
+        return found[name]
+
+    return MEASURED.sub(value, html)

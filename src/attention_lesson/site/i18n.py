@@ -17,11 +17,11 @@ Japanese, and the completeness check reports it.
 from __future__ import annotations
 
 import ast
+import contextvars
 import difflib
 import functools
 import io
 import logging
-import os
 import re
 import string
 import tokenize
@@ -33,19 +33,22 @@ from typing import Any
 import yaml
 
 from attention_lesson import SAVE
-from attention_lesson.site.project import DEFAULT_LANG, ROOT
+from attention_lesson.site import project
+from attention_lesson.site.project import DEFAULT_LANG
 
 STRINGS_FILE = "strings.yml"
-__all__ = ["DEFAULT_LANG", "ROOT", "STRINGS_FILE"]
+__all__ = ["DEFAULT_LANG", "STRINGS_FILE"]
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
-_active: str | None = None
-_consulted = False
+_active: contextvars.ContextVar[str | None] = contextvars.ContextVar("lesson_language", default=None)
+"""The language of the build under way (a context variable: a build's, not the process's)."""
+_consulted: contextvars.ContextVar[bool] = contextvars.ContextVar("lesson_language_read", default=False)
 """Set whenever the current language is read: the runner uses it to tell language-dependent blocks apart."""
 
 
 def docs_dir() -> Path:
-    return ROOT / "docs"
+    """The language folders of the project being built (see :mod:`attention_lesson.site.project`)."""
+    return project.root() / "docs"
 
 
 def snippets_dir() -> Path:
@@ -419,8 +422,12 @@ def _mtime(lang: str) -> float:
     return (docs_dir() / lang / STRINGS_FILE).stat().st_mtime
 
 
-@functools.cache
 def _load(lang: str, mtime: float) -> dict[str, Any]:
+    return _loaded(str(docs_dir()), lang, mtime)
+
+
+@functools.cache
+def _loaded(docs: str, lang: str, mtime: float) -> dict[str, Any]:
     problems = validate(lang)
     if problems:
         raise StringsError(problems)
@@ -438,27 +445,23 @@ def strings(lang: str) -> dict[str, Any]:
 
 
 def current_language() -> str:
-    """The language labels are printed in: set by the site build, else $LESSON_LANG, else Japanese."""
-    global _consulted
-    _consulted = True
-    return check_language(_active or os.environ.get("LESSON_LANG") or DEFAULT_LANG)
+    """The language labels are printed in: the build's (or the command's), else Japanese."""
+    _consulted.set(True)
+    return check_language(_active.get() or DEFAULT_LANG)
 
 
 def set_language(lang: str | None) -> None:
-    """Make `lang` the language of every label printed from now on (None: back to the default)."""
-    global _active
-    _active = check_language(lang) if lang else None
+    """Make `lang` the language of every label printed from now on, in this build (None: the default)."""
+    _active.set(check_language(lang) if lang else None)
 
 
 @contextmanager
 def language(lang: str) -> Iterator[None]:
-    global _active
-    previous = _active
-    set_language(lang)
+    token = _active.set(check_language(lang))
     try:
         yield
     finally:
-        _active = previous
+        _active.reset(token)
 
 
 def _lookup(table: str, key: str, lang: str) -> str:
@@ -484,10 +487,9 @@ def ui(key: str, lang: str | None = None) -> str:
 
 def consulted(reset: bool = False) -> bool:
     """Whether the current language was read since the last reset (the runner's language-dependence probe)."""
-    global _consulted
-    was = _consulted
+    was = _consulted.get()
     if reset:
-        _consulted = False
+        _consulted.set(False)
     return was
 
 

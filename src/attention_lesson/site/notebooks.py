@@ -11,7 +11,7 @@ every build :func:`prepare` (called from the hooks' ``on_files``) turns each one
   translated) and its output as a ``stream`` output, so the download is a valid executed notebook;
 * a cell that raises stops the build with an error naming the notebook file, the cell and its line;
 * the ``.py`` File is replaced by a File for the executed ``notebooks/<name>.ipynb`` (written once per content
-  under ``.cache/notebooks/``), which mkdocs-jupyter renders as the page ``notebooks/<name>/`` with the
+  under the cache's ``notebooks/``), which mkdocs-jupyter renders as the page ``notebooks/<name>/`` with the
   ``.ipynb`` copied next to it for download (``include_source``).
 
 A language without a notebook of its own gets the Japanese one, as it does for pages.
@@ -24,7 +24,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,13 +32,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from attention_lesson.site import i18n, project
-from attention_lesson.site.runner import RUNNER, BlockError
+from attention_lesson.site.runner import BlockError, Runner
+from attention_lesson.site.store import MAX_AGE, write_atomically
 
-ROOT = project.ROOT
 FOLDER = "notebooks"
 """Notebooks live in ``docs/<code>/notebooks/`` and are published under ``notebooks/``."""
-WRITTEN = ROOT / ".cache" / "notebooks"
-"""The executed .ipynb files handed to mkdocs-jupyter, one folder per content digest."""
+WRITTEN = "notebooks"
+"""The executed .ipynb files handed to mkdocs-jupyter: this folder of the cache, one folder per content digest."""
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
@@ -64,7 +63,7 @@ def language_of(source: Path) -> str:
 
 def _display(path: Path) -> str:
     try:
-        return path.relative_to(ROOT).as_posix()
+        return path.relative_to(project.root()).as_posix()
     except ValueError:
         return str(path)
 
@@ -75,7 +74,7 @@ def _cell_lines(source: Path) -> list[int]:
     return [number for number, line in enumerate(lines, 1) if line.startswith("# %%")]
 
 
-def execute(source: Path, lang: str | None = None):
+def execute(source: Path, runner: Runner, lang: str | None = None):
     """Read a percent-format notebook and run its code cells; a cell that raises raises NotebookError.
 
     The notebook is shown in `lang` (default: the language of its folder).
@@ -90,7 +89,7 @@ def execute(source: Path, lang: str | None = None):
     except Exception as error:  # jupytext raises many types for a malformed file
         raise NotebookError(f"{name}: not a readable jupytext percent notebook: {error}") from None
     lines = _cell_lines(source)
-    RUNNER.begin_page(name)
+    runner.begin_page(name)
     count = 0
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -99,7 +98,7 @@ def execute(source: Path, lang: str | None = None):
         where = f"{name}: cell {index + 1}" + (f" (line {lines[index]})" if len(lines) == len(nb.cells) else "")
         code = expand_includes(cell.source, source)
         try:
-            output = RUNNER.run(code + "\n", session="notebook", title=where, lang=lang)
+            output = runner.run(code + "\n", session="notebook", title=where, lang=lang)
             cell.source = i18n.localize_source(code + "\n", lang).rstrip("\n")
         except BlockError as error:
             raise NotebookError(str(error)) from None
@@ -126,7 +125,7 @@ def expand_includes(code: str, source: Path) -> str:
         if not match:
             lines.append(line)
             continue
-        path = ROOT / match["path"]
+        path = project.root() / match["path"]
         if not path.is_file():
             raise NotebookError(f"{_display(source)}: includes {match['path']}, which does not exist")
         text = path.read_text(encoding="utf-8").splitlines()
@@ -157,30 +156,26 @@ def _deterministic(nb):
     return nb
 
 
-def executed_notebook(source: Path, lang: str) -> Path:
-    """The executed ``.ipynb`` of a notebook source in `lang`, written once per content."""
+def executed_notebook(source: Path, lang: str, runner: Runner, cache: Path) -> Path:
+    """The executed ``.ipynb`` of a notebook source in `lang`, written once per content under `cache`."""
     import nbformat
 
     start = time.perf_counter()
-    text = nbformat.writes(execute(source, lang))
+    text = nbformat.writes(execute(source, runner, lang))
     digest = hashlib.sha256(text.encode()).hexdigest()[:32]
-    target = WRITTEN / digest / FOLDER / f"{source.stem}.ipynb"
+    target = cache / WRITTEN / digest / FOLDER / f"{source.stem}.ipynb"
     if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, target)  # never a half-written notebook
+        write_atomically(target, text)  # never a half-written notebook
     else:
         os.utime(target.parent.parent)
     log.info("Notebook %s (%s): %.2f s", _display(source), lang, time.perf_counter() - start)
     return target
 
 
-def prune(max_age: float = 7 * 86400) -> None:
+def prune(cache: Path, max_age: float = MAX_AGE) -> None:
     """Drop written notebooks not used for max_age seconds (their folder's mtime is touched on use)."""
     now = time.time()
-    for folder in WRITTEN.glob("*"):
+    for folder in (cache / WRITTEN).glob("*"):
         try:
             old = now - folder.stat().st_mtime > max_age
         except OSError:
@@ -189,13 +184,13 @@ def prune(max_age: float = 7 * 86400) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def prepare(files: Files, config: MkDocsConfig, lang: str) -> Files:
+def prepare(files: Files, config: MkDocsConfig, lang: str, runner: Runner, cache: Path) -> Files:
     """Replace every ``notebooks/*.py`` of the language by its executed notebook (see the module docstring)."""
     notebooks = sources(lang)
     if not notebooks:
         return files
     for uri, source in notebooks.items():
-        notebook = executed_notebook(source, lang)
+        notebook = executed_notebook(source, lang, runner, cache)
         original = files.get_file_from_path(uri)
         if original is not None:
             files.remove(original)

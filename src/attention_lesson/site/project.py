@@ -1,41 +1,72 @@
-"""Where the project is, which language is the source, and what every cached execution result is keyed on.
+"""The project being built: the folder of its mkdocs.yml, and what a stored result is keyed on.
 
-One module holds these so that the hooks, the runner, the notebooks and the tests agree on them.
+The plugin names the project of the build it runs (:func:`building`): the folder of the ``mkdocs.yml`` MkDocs
+was given, so a second checkout that shares a virtual environment builds its own pages and snippets. A command
+run outside a build (the translation check, ``snippets/attention.py``) finds the project from its folder
+(:func:`find`). Every module asks :func:`root`; the value lives in a context variable, set for the duration of
+one build, so two builds in one process do not see each other's project.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import contextvars
 import functools
 import hashlib
 import importlib.metadata
-import os
+import importlib.util
 import platform
+from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-"""The project root: this module is ``src/attention_lesson/site/project.py``."""
-
 DEFAULT_LANG = "ja"
-"""The source language: its pages and comments are the originals; every other language translates them."""
+"""The source language: its pages and comments are the originals; every other language translates them. A
+property of the lesson's text, not a build setting."""
 
-CACHE_DIR = ROOT / ".cache" / "runs"
-"""The content-addressed store of execution results (see :mod:`attention_lesson.site.store`)."""
+CONFIG_FILE = "mkdocs.yml"
 
-NO_CACHE_ENV = "LESSON_NO_CACHE"
-"""Set to 1 to ignore stored results: every block runs again, in a store private to this build."""
-
-KEYED_FOLDERS = ("src/attention_lesson",)
-"""Every file under these is part of every key: the code a block imports and the figures it draws."""
+_root: contextvars.ContextVar[Path | None] = contextvars.ContextVar("attention_lesson_root", default=None)
 
 
-def _keyed_files() -> list[Path]:
-    files = [
-        path
-        for folder in KEYED_FOLDERS
-        for path in (ROOT / folder).rglob("*.py")
-        if "__pycache__" not in path.parts
-    ]
-    return sorted(files, key=lambda p: p.relative_to(ROOT).as_posix())
+class ProjectNotFound(LookupError):
+    """No mkdocs.yml in the folder given or above it."""
+
+
+def find(start: Path | None = None) -> Path:
+    """The nearest folder at or above `start` (the current folder by default) that holds a mkdocs.yml."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise ProjectNotFound(f"no {CONFIG_FILE} in {here} or any folder above it: run this inside the project")
+
+
+def root() -> Path:
+    """The project of the build under way, else the one the current folder is in."""
+    current = _root.get()
+    return current if current is not None else find()
+
+
+@contextlib.contextmanager
+def building(folder: Path) -> Iterator[Path]:
+    """Make `folder` the project for the code run inside (a build, a check, a test)."""
+    token = _root.set(Path(folder).resolve())
+    try:
+        yield _root.get()
+    finally:
+        _root.reset(token)
+
+
+def enter(folder: Path) -> contextvars.Token:
+    """:func:`building` for a build whose start and end are two plugin events: reset with :func:`leave`."""
+    return _root.set(Path(folder).resolve())
+
+
+def leave(token: contextvars.Token | None) -> None:
+    if token is not None:
+        with contextlib.suppress(ValueError):  # set in another context (a serve rebuild's thread): nothing to undo
+            _root.reset(token)
 
 
 def digest(*parts: str | bytes) -> str:
@@ -49,21 +80,41 @@ def digest(*parts: str | bytes) -> str:
 
 
 @functools.cache
-def _versions() -> str:
-    return f"python {platform.python_version()}; torch {importlib.metadata.version('torch')}"
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
 
 
 def environment_key() -> str:
-    """The part of every key that is not the block's own code: package sources, Python and torch versions.
-
-    strings.yml is not in it: outputs are stored language-neutral, and the outputs that do depend on a
-    language (figures) are keyed on that language's strings.yml as well (see the runner).
-    """
-    parts: list[str | bytes] = [_versions()]
-    for path in _keyed_files():
-        parts += [path.relative_to(ROOT).as_posix(), path.read_bytes()]
-    return digest(*parts)
+    """The part of every key that is not a block's own code: the Python and torch versions."""
+    return f"python {platform.python_version()}; torch {_version('torch')}"
 
 
-def no_cache() -> bool:
-    return os.environ.get(NO_CACHE_ENV, "").lower() not in {"", "0", "no", "false", "off"}
+DRAWN_WITH = {"attention_lesson.site.figures": ("matplotlib", "numpy")}
+"""Modules whose output also depends on these distributions (a figure's SVG on matplotlib's)."""
+
+
+def imports_key(code: str) -> str:
+    """What a block's result depends on beyond its code and session: the source of every module of this
+    package it imports (and what draws with it), and, for ``import attention_lesson``, the listings whose
+    ``#@save`` functions the package offers. A module the block does not import (the plugin, the translation
+    check, the hooks of the build) is not part of its key, so editing one runs no measurement again."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    parts: list[str | bytes] = []
+    for name in sorted(n for n in names if n.split(".")[0] == "attention_lesson"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:
+            parts += [name, "missing"]
+            continue
+        parts += [name, Path(spec.origin).read_bytes(), *(f"{d} {_version(d)}" for d in DRAWN_WITH.get(name, ()))]
+        if name == "attention_lesson":
+            snippets = sorted((root() / "snippets").glob("*.py"))
+            parts += [part for path in snippets for part in (path.name, path.read_bytes())]
+    return digest(*parts) if parts else ""

@@ -6,25 +6,31 @@ Pages use it as the formatter of the ``python`` fence (mkdocs.yml), built on mar
 
 1. The block's code has its printed Japanese strings replaced by markers (:func:`i18n.neutralize`), so one
    execution serves every language.
-2. Its key is a SHA-256 of the environment (package sources, Python and torch versions), the session's name,
-   the keys of the blocks before it in its session and its own neutral code. A stored result with that key
-   is used as it is; otherwise the code runs in the session's namespace, and the result is stored.
+2. Its key is a SHA-256 of the Python and torch versions, the session's name, the code of the blocks before
+   it in its session, its own neutral code and the modules of this package it imports
+   (:func:`project.imports_key`): a figure block is keyed on the figures module, a listing on nothing of the
+   site's machinery. A stored result with that key is used as it is; otherwise the code runs in the session's
+   namespace, and the result is stored.
 3. The page shows the result in its language: markers become the language's strings. A block that reads the
    page's language itself (a figure, whose captions are translated) is run once for each language while its
    session is live, and each language's output is stored.
 
 So a measurement (the cost table, the √d study) runs once per build, whatever the number of languages, and
-every language shows the same numbers. The other language builds (separate processes, see the hooks) find
-every result in the store and import neither torch nor matplotlib.
+every language shows the same numbers. The other language builds (separate processes, see
+:mod:`attention_lesson.site.workers`) find every result in the store and import neither torch nor matplotlib.
+A figure block also stores the names it read: a figure whose module changed, or a language added later, is
+drawn from them without measuring the machine again.
 
 A session belongs to one page (or one notebook). When a block's result is not in the store but earlier blocks
 of its session were, those blocks run again first, so it sees the same names as in a clean build; if one of
 them then prints something else than it did (a timing), their stored results are replaced and
 :meth:`Runner.take_rerender` tells the hook to render the page once more, so one page never mixes two runs.
 
-A block that raises stops the build with a :class:`BlockError` naming the block (its title, the snippet
-file) and the exception: an exception, not a log record, so it fails at every log level and no page with a
-traceback is ever written.
+A block that raises stops the build with a :class:`BlockError` naming the block (its page, the snippet file
+and the line in that file) and the exception: an exception, not a log record, so it fails at every log level
+and no page with a traceback is ever written. Only a block that completed cleanly is stored: an interrupt, an
+exception Python reports as "ignored" while the block runs, or a traceback in its output fails the build
+instead.
 """
 
 from __future__ import annotations
@@ -37,9 +43,9 @@ import io
 import logging
 import pickle
 import re
-import subprocess
 import sys
 import time
+import tokenize
 import traceback
 import types
 from collections.abc import Callable
@@ -86,14 +92,8 @@ class Stats:
 class Runner:
     """Runs blocks of code for one build at a time (see the module docstring)."""
 
-    def __init__(self) -> None:
-        self.store = Store(project.CACHE_DIR)
-        self.command = "build"  # set by the hooks' on_startup: "serve" keeps the process between rebuilds
-        self.previews: dict[str, str] = {}  # serve: each other language's inputs at its last preview build
-        self.watched: set[str] = set()  # serve: the language folders the server watches
-        self.serving = False  # serve: the server is up (its first build is done and on_serve has run)
-        self.workers: dict[str, subprocess.Popen] = {}  # serve: the process that builds each other language
-        self.source_inputs = ""  # serve: what the last Japanese build was built from
+    def __init__(self, store: Store) -> None:
+        self.store = store
         self.lang = project.DEFAULT_LANG
         self.languages = [project.DEFAULT_LANG]
         self.environment = ""
@@ -103,13 +103,13 @@ class Runner:
         self._rerender = False
         self._imported_at = time.time()
 
-    def start_build(self, lang: str, store: Store) -> None:
-        """Begin a build of `lang`: a new environment key, empty sessions, and fresh lesson modules."""
+    def start_build(self, lang: str, store: Store, languages: list[str]) -> None:
+        """Begin a build of `lang` (whose figures are drawn for every one of `languages`): a new environment
+        key, empty sessions, and fresh lesson modules."""
         self._refresh_modules()
         for name in [name for name in sys.modules if name.startswith(SESSION_MODULE)]:
             del sys.modules[name]  # the last build's sessions (mkdocs serve): their names go with them
-        self.lang, self.store = lang, store
-        self.languages = i18n.usable_languages()
+        self.lang, self.store, self.languages = lang, store, list(languages)
         self.environment = project.environment_key()
         self.stats = Stats()
         self._page, self._sessions, self._rerender = "", {}, False
@@ -145,23 +145,25 @@ class Runner:
         else:  # no session: a namespace of its own
             state = _Session(chain=project.digest(self.environment, "no session"))
         try:
-            compile(code, f"<{title}>", "exec")  # a syntax error names the block's line, as a run-time error does
+            check_source(code, title)  # a syntax error names the file's line, as a run-time error does
             neutral, texts = i18n.neutralize(code)
-        except SyntaxError as error:
-            raise BlockError(_describe(error, title, f"<{title}>")) from None
-        except ValueError as error:
+        except (ValueError, tokenize.TokenError) as error:
             raise BlockError(f"{title}: {error}") from None
-        key = project.digest(state.chain, neutral)
-        state.chain = key
+        lesson, render = _split_imports(neutral)
+        state.chain = project.digest(state.chain, neutral, project.imports_key(lesson) if lesson else "")
+        # a module that only renders what the session computed (a figure) keys the output, not the session:
+        # editing it draws again from the stored names and measures nothing
+        key = project.digest(state.chain, "output", project.imports_key(render)) if render else state.chain
+        inputs = project.digest(state.chain, "inputs")
         stored = self._stored(key)
         if stored is None and state.namespace is None:
-            stored = self._from_inputs(key, neutral, title)
+            stored = self._from_inputs(key, inputs, neutral, title)
         if stored is not None:
             self.stats.reused += 1
-            state.pending.append((key, neutral, title))
+            state.pending.append((key, inputs, neutral, title))
             return self._output(stored, key, texts, lang, title)
         namespace = self._live(state)
-        self._execute_and_store(key, neutral, namespace, title)
+        self._execute_and_store(key, inputs, neutral, namespace, title)
         return self._output(self._stored(key), key, texts, lang, title)
 
     def namespace(self, session: str) -> dict[str, Any]:
@@ -209,9 +211,9 @@ class Runner:
             sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
             state.namespace = module.__dict__
         pending, state.pending = state.pending, []
-        for key, neutral, title in pending:
+        for key, inputs, neutral, title in pending:
             before = self._snapshot(key)
-            self._execute_and_store(key, neutral, state.namespace, title)
+            self._execute_and_store(key, inputs, neutral, state.namespace, title)
             if before != self._snapshot(key):
                 self._rerender = True
         return state.namespace
@@ -221,65 +223,95 @@ class Runner:
         languages = entry.get("by_language") if isinstance(entry, dict) else False
         return [entry, *(self.store.get(self._language_key(key, lang)) for lang in self.languages if languages)]
 
-    def _execute_and_store(self, key: str, neutral: str, namespace: dict, title: str) -> None:
-        i18n.consulted(reset=True)
+    def _execute_and_store(self, key: str, inputs: str, neutral: str, namespace: dict, title: str,
+                           languages: list[str] | None = None) -> None:
+        """Run a block (for each language, if it reads the language) and store what it printed; the names a
+        figure read are stored under `inputs`. `languages`: only these are missing (the rest are stored)."""
         given = {name: namespace[name] for name in _names_read(neutral) if name in namespace}
-        with i18n.language(self.lang):
-            output = self._execute(neutral, namespace, title)
-        if not i18n.consulted():
-            self.store.put(key, {"template": output})
-            return
+        if languages is None:
+            with i18n.language(self.lang):
+                i18n.consulted(reset=True)
+                output = self._execute(neutral, namespace, title)
+                if not i18n.consulted():
+                    self.store.put(key, {"template": output})
+                    return
+            self.store.put(self._language_key(key, self.lang), output)
         for lang in self.languages:  # its output depends on the language: one run per language
-            if lang != self.lang:
+            if lang != self.lang if languages is None else lang in languages:
                 with i18n.language(lang):
                     self.store.put(self._language_key(key, lang), self._execute(neutral, namespace, title))
-        self.store.put(self._language_key(key, self.lang), output)
-        inputs = _pack(given)
-        if inputs is not None:
-            self.store.put(project.digest(key, "inputs"), inputs)
+        packed = _pack(given)
+        if packed is not None:
+            self.store.put(inputs, packed)
         self.store.put(key, {"by_language": True})
 
-    def _from_inputs(self, key: str, neutral: str, title: str) -> dict | None:
-        """A language-dependent block (a figure) stored before a language was added: run it for the missing
-        languages alone, from the names it read when it ran (stored with it), instead of replaying its whole
-        session (the cost page's session measures the machine for seconds). None: not such a block, or its
-        inputs are gone or cannot be restored; the caller then replays the session."""
-        entry = self.store.get(key)
-        if not (isinstance(entry, dict) and entry.get("by_language")):
-            return None
-        missing = [lang for lang in self.languages
-                   if not isinstance(self.store.get(self._language_key(key, lang)), str)]
-        given = _unpack(self.store.get(project.digest(key, "inputs")))
+    def _from_inputs(self, key: str, inputs: str, neutral: str, title: str) -> dict | None:
+        """A figure whose module changed, or that a language added later has no output of: draw it from the
+        names it read when its session last ran (stored with it), instead of replaying the session (the cost
+        page's measures the machine for seconds). None: no such names, or they cannot be restored; the caller
+        then replays the session."""
+        given = _unpack(self.store.get(inputs))
         if given is None:
-            log.debug("%s: no stored inputs to render %s from; its session runs again", title, ", ".join(missing))
+            log.debug("%s: no stored inputs to draw it from; its session runs again", title)
             return None
-        for lang in missing:
-            with i18n.language(lang):
-                try:
-                    output = self._execute(neutral, dict(given), title)
-                except BlockError as error:  # it needs more than it read directly: replay the session instead
-                    log.debug("%s: its stored inputs were not enough (%s); its session runs again", title, error)
-                    return None
-            self.store.put(self._language_key(key, lang), output)
-        log.debug("%s: rendered for %s from its stored inputs", title, ", ".join(missing))
+        entry = self.store.get(key)
+        missing = None
+        if isinstance(entry, dict) and entry.get("by_language"):
+            missing = [lang for lang in self.languages
+                       if not isinstance(self.store.get(self._language_key(key, lang)), str)]
+        try:
+            self._execute_and_store(key, inputs, neutral, dict(given), title, languages=missing)
+        except BlockError as error:  # it needs more than it read directly: replay the session instead
+            log.debug("%s: its stored inputs were not enough (%s); its session runs again", title, error)
+            return None
+        log.debug("%s: drawn from its stored inputs", title)
         return self._stored(key)
 
     def _execute(self, code: str, namespace: dict, title: str) -> str:
+        """What the block prints, if it completes cleanly. An interrupt goes up as it is; an exception, one that
+        Python reports as "ignored" while the block runs (a weakref callback, a __del__), or a traceback in what
+        it printed is a BlockError, and nothing of the block is stored."""
         filename = f"<{title}>"
         buffer = io.StringIO()
+        ignored: list[str] = []
+        previous = sys.unraisablehook
+        sys.unraisablehook = lambda report: ignored.append(f"{report.exc_type.__name__}: {report.exc_value}")
         start = time.perf_counter()
         try:
             compiled = compile(code, filename, "exec")
             with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
                 exec(compiled, namespace)  # noqa: S102 - running the lesson's code is this module's purpose
         except Exception as error:
-            raise BlockError(_describe(error, title, filename)) from None
+            raise BlockError(_describe(error, title, filename, code)) from None
         finally:
+            sys.unraisablehook = previous
             seconds = time.perf_counter() - start
             self.stats.executed += 1
             self.stats.seconds += seconds
             log.debug("Ran %s in %.2f s", title, seconds)
-        return buffer.getvalue()
+        output = buffer.getvalue()
+        if ignored:
+            raise BlockError(f"{title}: Python ignored an exception while the block ran ({ignored[0]}); nothing of "
+                             "it was stored: build again")
+        found = _TRACEBACK.search(output)
+        if found:
+            raise BlockError(f"{title}: its output holds a Python error report ({found[0]!r}); nothing of it was "
+                             "stored: fix the code, or build again if it was interrupted")
+        return output
+
+    def values(self, session: str, compute: Callable[[dict[str, Any]], dict[str, str]], source: bytes) -> dict:
+        """Values computed from a session's names (the prose's {{ measured.* }}), stored like a block's output
+        and keyed on the session and on `source` (the code that computes them)."""
+        chain = self.chain(session)
+        if chain is None:
+            raise KeyError(session)
+        key = project.digest(chain, "values", source)
+        stored = self.store.get(key)
+        if isinstance(stored, dict):
+            return stored
+        computed = compute(self.namespace(session))
+        self.store.put(key, computed)
+        return computed
 
     def _refresh_modules(self) -> None:
         """Forget lesson modules edited since they were imported, so `mkdocs serve` runs the edited code.
@@ -331,18 +363,46 @@ def _unpack(inputs: Any) -> dict[str, Any] | None:
     return names
 
 
-def _describe(error: BaseException, title: str, filename: str) -> str:
-    """`title, line N: Type: message` — the line in the block (or in the snippet file, which is the block)."""
+def _describe(error: BaseException, title: str, filename: str, code: str) -> str:
+    """``title:N: Type: message``, N the line in the snippet file the block comes from (section markers
+    counted), else ``title, line N`` with N the block's own line."""
     if isinstance(error, SyntaxError) and error.filename == filename:
-        return f"{title}, line {error.lineno}: SyntaxError: {error.msg}"
+        return f"{_at(title, code, error.lineno)}: SyntaxError: {error.msg}"
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
-    where = f", line {frames[-1].lineno}" if frames else ""
+    where = _at(title, code, frames[-1].lineno) if frames and frames[-1].lineno else title
     message = str(error).strip().splitlines()
-    return f"{title}{where}: {type(error).__name__}" + (f": {message[-1]}" if message else "")
+    return f"{where}: {type(error).__name__}" + (f": {message[-1]}" if message else "")
 
 
-RUNNER = Runner()
-"""The process's runner: it outlives `mkdocs serve` rebuilds (the hooks module is reloaded for every one)."""
+_SNIPPET = re.compile(r"(?<![\w/])snippets/[\w.-]+\.py$")
+_SECTION = re.compile(r"^\s*#\s*--8<--\s*\[(start|end):[^\]]*\]\s*$")
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
+
+
+def _at(title: str, code: str, line: int | None) -> str:
+    """Where line `line` of a block is, for an editor: the snippet file's own line when the block is that file
+    or a section of it (pymdownx.snippets drops the section markers, so the block's lines are not the file's)."""
+    snippet = _SNIPPET.search(title)
+    if snippet is None or line is None:
+        return f"{title}, line {line}" if line else title
+    try:
+        lines = (project.root() / snippet[0]).read_text(encoding="utf-8").splitlines()
+    except (OSError, LookupError):
+        return f"{title}, line {line}"
+
+    def shape(text: str) -> str:  # printed strings are markers in the code that ran
+        return _STRING.sub('""', text).rstrip()
+
+    kept = [(number, shape(text)) for number, text in enumerate(lines, 1) if not _SECTION.match(text)]
+    block = [shape(text) for text in code.splitlines()]
+    for start in range(len(kept) - len(block) + 1):
+        if all(kept[start + i][1] == text for i, text in enumerate(block)) and 0 < line <= len(block):
+            return f"{title}:{kept[start + line - 1][0]}"
+    return f"{title}, line {line}"
+
+
+_TRACEBACK = re.compile(r"^(Traceback \(most recent call last\):|Exception ignored in|KeyboardInterrupt\b)", re.M)
+"""What Python prints when something went wrong: never a block's result."""
 
 
 # -- the python fence, on markdown-exec's public API ----------------------------------------------------------
@@ -350,49 +410,72 @@ RUNNER = Runner()
 _TYPO = re.compile(r"^[a-z]+$")
 
 
-def validator(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any], md) -> bool:
-    """markdown-exec's validator, and a clear error for an option it does not know (``sesion="x"``)."""
-    unknown = sorted(k for k in inputs if k not in OPTIONS and _TYPO.match(k))
-    exec_value = inputs.get("exec")
-    if exec_value is not None and exec_value.lower() not in {"on", "off", "yes", "no", "true", "false", "1", "0"}:
-        raise BlockError(f'{RUNNER.where(inputs.get("title", ""))}: exec="{exec_value}": write exec="on" (or '
-                         "leave it out to show the code without running it)")
-    accepted = markdown_exec.validator(language, inputs, options, attrs, md)
-    if accepted and unknown:
-        title = RUNNER.where((options.get("extra") or {}).get("title", ""))
-        raise BlockError(f"{title}: unknown option {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
-    return accepted
+class Fence:
+    """The ``python`` fence of one build's pages, bound to its runner: registered by the plugin's on_config
+    (:mod:`attention_lesson.site.plugin`), as markdown-exec's plugin registers its own."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+
+    def validator(self, language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any],
+                  md) -> bool:
+        """markdown-exec's validator, and a clear error for an option it does not know (``sesion="x"``)."""
+        unknown = sorted(k for k in inputs if k not in OPTIONS and _TYPO.match(k))
+        exec_value = inputs.get("exec")
+        if exec_value is not None and exec_value.lower() not in {"on", "off", "yes", "no", "true", "false", "1", "0"}:
+            raise BlockError(f'{self.runner.where(inputs.get("title", ""))}: exec="{exec_value}": write exec="on" '
+                             "(or leave it out to show the code without running it)")
+        accepted = markdown_exec.validator(language, inputs, options, attrs, md)
+        if accepted and unknown:
+            title = self.runner.where((options.get("extra") or {}).get("title", ""))
+            raise BlockError(f"{title}: unknown option {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
+        return accepted
+
+    def formatter(self, source: str, language: str, css_class: str, options: dict[str, Any], md,
+                  **kwargs: Any) -> str:
+        """Run a block through the runner and render it with markdown-exec, code and output in the page's
+        language."""
+        runner = self.runner
+        title = (options.get("extra") or {}).get("title", "")
+
+        def run(code: str, returncode: int | None = None, session: str | None = None, id: str = "",  # noqa: A002
+                **extra) -> str:
+            return runner.run(code, session=session or "", title=title)
+
+        def shown(code: str) -> tuple[str, str]:
+            check_source(code, runner.where(title))
+            try:
+                return code, i18n.localize_source(code, runner.lang)
+            except (SyntaxError, ValueError, tokenize.TokenError) as error:
+                raise BlockError(f"{runner.where(title)}: {error}") from None
+
+        return markdown_exec.base_format(language=language, run=run, code=source, md=md, transform_source=shown,
+                                         **options)
 
 
-def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md, **kwargs: Any) -> str:
-    """Run a block through :data:`RUNNER` and render it with markdown-exec, code and output in the page's
-    language."""
-    runner = RUNNER
-    title = (options.get("extra") or {}).get("title", "")
-
-    def run(code: str, returncode: int | None = None, session: str | None = None, id: str = "", **extra) -> str:  # noqa: A002
-        return runner.run(code, session=session or "", title=title)
-
-    def shown(code: str) -> tuple[str, str]:
-        try:
-            return code, i18n.localize_source(code, runner.lang)
-        except (SyntaxError, ValueError) as error:
-            raise BlockError(f"{runner.where(title)}: {error}") from None
-
-    return markdown_exec.base_format(language=language, run=run, code=source, md=md, transform_source=shown,
-                                     **options)
+def check_source(code: str, title: str) -> None:
+    """A block that does not parse stops the build with one line naming its file and line (an unclosed bracket
+    included), before anything tokenizes it."""
+    try:
+        compile(code, f"<{title}>", "exec")
+    except SyntaxError as error:
+        raise BlockError(_describe(error, title, f"<{title}>", code)) from None
 
 
-def values(session: str, compute: Callable[[dict[str, Any]], dict[str, str]]) -> dict[str, str]:
-    """Values computed from a session's names (the prose's {{ measured.* }}), stored like a block's output."""
-    runner = RUNNER
-    chain = runner.chain(session)
-    if chain is None:
-        raise KeyError(session)
-    key = project.digest(chain, "values")
-    stored = runner.store.get(key)
-    if isinstance(stored, dict):
-        return stored
-    computed = compute(runner.namespace(session))
-    runner.store.put(key, computed)
-    return computed
+def _split_imports(code: str) -> tuple[str, str]:
+    """A block's imports of the lesson's package (the functions its listings mark #@save: they change what the
+    block computes) and of the site's modules (a figure's renderer: it changes only how the result is shown)."""
+    lesson, render = [], []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            if name == "attention_lesson":
+                lesson.append(f"import {name}")
+            elif name.startswith("attention_lesson."):
+                render.append(f"import {name}")
+    return "\n".join(lesson), "\n".join(render)

@@ -31,6 +31,23 @@ log = logging.getLogger("mkdocs.plugins.attention_lesson")
 FORMAT = 1
 """Bump when the shape of a payload changes: entries of another format are ignored."""
 
+MAX_AGE = 30 * 86400
+"""What a build has not used for this long (seconds) is pruned: results, written notebooks."""
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a file whole or not at all: a temporary file in the same folder, then ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
 
 class Store:
     """Entries under one folder; see the module docstring."""
@@ -71,22 +88,12 @@ class Store:
         return value
 
     def put(self, key: str, value: Any) -> None:
-        path = self._file(key)
         payload = json.dumps(value, ensure_ascii=False, sort_keys=True)
         entry = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload.encode()).hexdigest(),
                  "payload": payload}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(entry, out, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomically(self._file(key), json.dumps(entry, ensure_ascii=False))
 
-    def prune(self, max_age: float = 30 * 86400, max_bytes: int = 256 * 2**20) -> int:
+    def prune(self, max_age: float = MAX_AGE, max_bytes: int = 256 * 2**20) -> int:
         """Delete entries unused for max_age seconds, then the oldest until the rest fit in max_bytes.
 
         Returns how many files were deleted. Temporary files older than an hour (a killed writer's) go too.

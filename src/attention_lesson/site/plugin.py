@@ -1,0 +1,319 @@
+"""The site's MkDocs plugin, ``attention-lesson``: one base mkdocs.yml, one build per language folder, every
+listing run once per build for all of them.
+
+Configured in mkdocs.yml, the one place the build reads its environment variables::
+
+    plugins:
+      - attention-lesson:
+          lang: !ENV [LESSON_LANG, ""]           # build or serve this language alone
+          no_cache: !ENV [LESSON_NO_CACHE, false]  # run every block again, in a store private to this build
+          store: !ENV [LESSON_STORE, ""]         # a results store to share (the tests' builds share one)
+          site_url: !ENV [LESSON_SITE_URL, ""]   # where the site is published (canonical links, sitemap)
+          repo_url: !ENV [LESSON_REPO_URL, ""]   # where its sources are (edit links)
+
+The project is the folder of the mkdocs.yml being built (:mod:`attention_lesson.site.project`). `mkdocs build`
+builds the source language (Japanese) at the site root in this process: its pages run every block through the
+runner (:mod:`attention_lesson.site.runner`), which stores each result; then every other ``docs/<code>/`` is
+built into ``site/<code>/`` by a worker process of its own, in parallel, from the stored results
+(:mod:`attention_lesson.site.workers`). `mkdocs serve` previews every language (:mod:`attention_lesson.site.serve`).
+Everything a build keeps between events lives on the plugin instance, which MkDocs keeps across `mkdocs
+serve` rebuilds because it defines ``on_startup``.
+
+A plugin rather than mkdocs-static-i18n: that plugin publishes mkdocs-jupyter notebooks as raw source, merges
+all languages into one search index, and is no longer maintained. Its configuration is the model for this one.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config, ValidationError
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from attention_lesson.site import (
+    checks,
+    claims,
+    excerpts,
+    fallback,
+    i18n,
+    languages,
+    mathml,
+    notebooks,
+    project,
+    sitemap,
+)
+from attention_lesson.site.runner import Fence, Runner
+from attention_lesson.site.serve import Previews, watch_natively
+from attention_lesson.site.store import Store
+from attention_lesson.site.templates import CompiledTemplates
+from attention_lesson.site.workers import Worker
+
+log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+
+class Flag(config_options.BaseConfigOption[bool]):
+    """A yes/no option that an environment variable can set: true, false, 1, 0, yes, no, on, off."""
+
+    WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
+             "off": False, "": False}
+
+    def __init__(self, default: bool = False) -> None:
+        super().__init__()
+        self.default = default
+
+    def run_validation(self, value: object) -> bool:
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower() if value is not None else ""
+        if word not in self.WORDS:
+            raise ValidationError(f"expected true or false (1 or 0), got {value!r}")
+        return self.WORDS[word]
+
+
+class LessonConfig(Config):
+    lang = config_options.Type(str, default="")
+    """Build (or serve) this language alone; empty: every language, the source language at the site root."""
+    no_cache = Flag(default=False)
+    """Ignore stored results: every block runs again, in a store private to this build."""
+    store = config_options.Type(str, default="")
+    """A results store folder to use instead of ``<cache_dir>/runs`` (builds that share one run nothing twice)."""
+    cache_dir = config_options.Type(str, default=".cache")
+    """Results, written notebooks, compiled templates and previews, relative to the project's folder."""
+    site_url = config_options.Type(str, default="")
+    """Where the site is published: canonical links, the sitemap, hreflang between languages."""
+    repo_url = config_options.Type(str, default="")
+    """Where its sources are: "edit this page" and "translate this page" links."""
+
+
+class LessonPlugin(BasePlugin[LessonConfig]):
+    """See the module docstring."""
+
+    def __init__(self) -> None:
+        self.command = "build"
+        self.role = "main"  # "language": one language for a parent build; "preview": one under `mkdocs serve`
+        self.lang = project.DEFAULT_LANG
+        self.runner: Runner | None = None
+        self.workers: dict[str, Worker] = {}
+        self.previews: Previews | None = None
+        self.private: Store | None = None
+        self._project: contextvars.Token | None = None
+        self._started = 0.0
+
+    # -- told by a worker -------------------------------------------------------------------------------------
+
+    def assign(self, *, lang: str, store: str, preview: bool) -> None:
+        """Build `lang` alone from the results in `store`, for a parent build (or a serve preview)."""
+        self.config["lang"], self.config["store"] = lang, store
+        self.role = "preview" if preview else "language"
+
+    # -- events ----------------------------------------------------------------------------------------------
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.command = command
+
+    @property
+    def root(self) -> Path:
+        return project.root()
+
+    @property
+    def cache(self) -> Path:
+        return self.root / self.config.cache_dir
+
+    def _builds_every_language(self) -> bool:
+        """The README's `mkdocs build`: the source language here, every other one by a worker."""
+        return self.role == "main" and not self.config.lang and self.command != "serve"
+
+    def _previews_every_language(self) -> bool:
+        return self.role == "main" and not self.config.lang and self.command == "serve"
+
+    @event_priority(100)
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self._started = time.perf_counter()
+        mkdocs_log = logging.getLogger("mkdocs")
+        if config.strict and mkdocs_log.level > logging.WARNING:
+            # `-q` raises the logger's level past WARNING, so strict mode's counter never sees a warning (a
+            # broken link, a missing anchor) and a quiet strict build would pass. Every warning fails a strict
+            # build, so it is shown and counted at every log level.
+            mkdocs_log.setLevel(logging.WARNING)
+        project.leave(self._project)
+        self._project = project.enter(Path(config.config_file_path).parent)
+        lang = self.config.lang or project.DEFAULT_LANG
+        try:
+            i18n.check_language(lang)
+        except ValueError as error:
+            raise PluginError(f"LESSON_LANG (the plugin's lang): {error}") from None
+        problems = [p for code in i18n.languages() for p in i18n.validate(code)]
+        try:
+            i18n.strings(lang)
+        except i18n.StringsError as error:  # this build's own language is broken: nothing to show
+            raise PluginError("\n".join(error.problems)) from None
+        previewing = self.command == "serve" or self.role == "preview"
+        if problems and not previewing:  # a build publishes every language, so every one must be sound
+            raise PluginError("\n".join(problems))
+        for problem in problems:
+            # `mkdocs serve` goes on with the sound languages. Printed, not logged: strict mode counts every
+            # logged warning or error and would stop the preview of the languages that are fine.
+            print(f"ERROR    -  {problem} (this language is left out of the preview until it is fixed)",
+                  file=sys.stderr)
+        self.lang = lang
+        i18n.set_language(lang)
+        languages.configure(config, lang, site_url=self.config.site_url, repo_url=self.config.repo_url,
+                            cache=self.cache, nested_site=self.command != "serve")
+        store = self._store()
+        if self.runner is None:
+            self.runner = Runner(store)
+        self.runner.start_build(lang, store, i18n.usable_languages())
+        self._register_fences(config)
+        if self._builds_every_language():
+            # Each starts now, importing MkDocs and the theme while this build runs the code; each builds when
+            # on_env says every result is stored.
+            self.workers = {code: Worker(config.config_file_path, code, self.cache / "builds" / f"{code}.log")
+                            for code in i18n.languages() if code != project.DEFAULT_LANG}
+        return config
+
+    def _store(self) -> Store:
+        if self.config.store:
+            return Store(Path(self.config.store))
+        if self.config.no_cache:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            self.private = Store(Path(tempfile.mkdtemp(prefix="run-", dir=self.cache)))
+            return self.private
+        return Store(self.cache / "runs")
+
+    def _register_fences(self, config: MkDocsConfig) -> None:
+        """The page's fences, as markdown-exec's plugin registers its own: SuperFences asks the last one first."""
+        if "pymdownx.superfences" not in config.markdown_extensions:
+            raise PluginError("the attention-lesson plugin needs the pymdownx.superfences Markdown extension")
+        fence = Fence(self.runner)
+        custom = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+        custom += [
+            {"name": "math", "class": "math", "format": mathml.fence},
+            {"name": "python", "class": "python", "validator": fence.validator, "format": fence.formatter},
+            # a python fence that is not run (the exercises' excerpts), comments in the page's language; it
+            # leaves every exec="on" fence to the runner's
+            {"name": "python", "class": "python", "validator": excerpts.validator, "format": excerpts.formatter},
+        ]
+
+    @event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page;
+        put the executed notebooks in place of their sources."""
+        fallback.add_missing_pages(files, config, self.lang)
+        files.append(fallback.status_file(config, self.lang, self.runner.store))
+        return notebooks.prepare(files, config, self.lang, self.runner, self.cache)
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        where = checks.source(page)
+        self.runner.begin_page(where)
+        checks.check_fences(markdown, where)
+        repo = self.config.repo_url.strip().rstrip("/")
+        if repo and page.file.src_uri.endswith(".ipynb"):  # the notebook's source: a jupytext .py file
+            source = notebooks.sources(self.lang).get(page.file.src_uri.removesuffix(".ipynb") + ".py")
+            if source is not None:
+                page.edit_url = f"{repo}/edit/main/{source.relative_to(self.root).as_posix()}"
+        if fallback.is_fallback(page):
+            return fallback.banner(page, self.lang, repo) + markdown
+        return markdown
+
+    @event_priority(100)  # before the search plugin indexes the page's text
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
+        where = checks.source(page)
+        html = claims.fill(html, where, self.runner)
+        if page.file.src_uri.endswith(".ipynb"):
+            html = self._localize_notebook_page(html)
+        if self.runner.take_rerender():
+            log.info("%s: a stored result was replaced by a new run; rendering the page again", where)
+            self.runner.begin_page(where)
+            page.render(config, files)
+            html = claims.fill(page.content, where, self.runner)
+        return html
+
+    def _localize_notebook_page(self, html: str) -> str:
+        """The notebook pages' copy buttons in the page's language: mkdocs-jupyter's template writes them in
+        English and has no setting for it, so its two fixed strings are replaced in the rendered page."""
+        return (html.replace('aria-label="Copy to Clipboard"', f'aria-label="{i18n.ui("copy_code", self.lang)}"')
+                    .replace(">Copied!<", f">{i18n.ui('copied', self.lang)}<"))
+
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        """Every page of this language is rendered, so every result is stored: let the other languages build."""
+        env.bytecode_cache = CompiledTemplates(self.runner.store.path / "templates")
+        for code, worker in self.workers.items():
+            worker.send(site_dir=str(Path(config.site_dir) / code), store=str(self.runner.store.path),
+                        strict=bool(config.strict), preview=False)
+        return env
+
+    @event_priority(-100)
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        stats = self.runner.stats
+        log.info("Runner (%s): %d blocks run in %.1f s, %d taken from the store %s", self.lang, stats.executed,
+                 stats.seconds, stats.reused, self.runner.store.path)
+        try:
+            if self._previews_every_language():
+                if self.previews is None:
+                    self.previews = Previews(config.config_file_path, self.cache / "preview")
+                self.previews.store = str(self.runner.store.path)
+                self.previews.refresh(config)
+            if self.workers:
+                self._collect_language_builds(config)
+                log.info("All languages built in %.1f s", time.perf_counter() - self._started)
+        finally:
+            self._finish()
+
+    def _collect_language_builds(self, config: MkDocsConfig) -> None:
+        failed = []
+        sitemaps = {self.lang: Path(config.site_dir) / "sitemap.xml"}
+        workers, self.workers = self.workers, {}
+        for code, worker in workers.items():
+            result = worker.answer()
+            worker.stop()
+            if not result["ok"]:
+                failed.append(f"{code}: " + "; ".join(result["problems"]))
+                continue
+            for problem in result["problems"]:
+                log.warning("[%s] %s", code, problem)  # counted by strict mode, as this build's own warnings
+            sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
+        if failed:
+            raise PluginError("language build failed: " + " | ".join(failed))
+        sitemap.merge(config.site_url or "", sitemaps)
+
+    def on_build_error(self, *, error: Exception) -> None:
+        for worker in self.workers.values():
+            worker.kill()
+        self.workers = {}
+        self._finish()
+
+    def _finish(self) -> None:
+        if self.private is not None:
+            self.private.remove()
+            self.private = None
+        elif self.role == "main" and self.command != "serve" and not self.config.store:
+            Store(self.cache / "runs").prune()
+            notebooks.prune(self.cache)
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        """Watch every language folder; an edit there rebuilds that language's preview alone."""
+        with project.building(Path(config.config_file_path).parent):
+            watch_natively(server, config)
+            if self._previews_every_language():
+                if self.previews is None:
+                    self.previews = Previews(config.config_file_path, self.cache / "preview")
+                server.builder = self.previews.start(server, config, server.builder)
+        return server
+
+    def on_shutdown(self) -> None:
+        if self.previews is not None:
+            self.previews.stop()
+        project.leave(self._project)
+        self._project = None

@@ -1,0 +1,161 @@
+"""`mkdocs serve` of every language: the source language rebuilt in the server's process, each other language
+previewed by its worker (:mod:`attention_lesson.site.workers`) and copied into the served site.
+
+An edit under ``docs/<code>/`` rebuilds that language alone; the source language's build runs again only when
+what it is built from changed. A language whose strings.yml is broken shows its mistakes at ``/<code>/`` while
+the others keep serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from collections.abc import Callable
+from html import escape
+from pathlib import Path
+
+import watchdog.events
+import watchdog.observers
+from mkdocs.config.defaults import MkDocsConfig
+
+from attention_lesson.site import i18n, project
+from attention_lesson.site.workers import Worker
+
+log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+
+def _inputs(lang: str) -> str:
+    """A digest of what a language's pages come from: its folder, the Japanese pages it lacks (shown in their
+    place), Japanese strings, the code and mkdocs.yml."""
+    root = project.root()
+    own, source = root / "docs" / lang, root / "docs" / project.DEFAULT_LANG
+    paths = [root / project.CONFIG_FILE, source / i18n.STRINGS_FILE]
+    paths += sorted(p for p in source.rglob("*") if p.is_file() and not (own / p.relative_to(source)).exists())
+    for folder in (own, root / "snippets", root / "src" / "attention_lesson"):
+        paths += sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return project.digest(*(part for p in paths for part in (p.relative_to(root).as_posix(), p.read_bytes())))
+
+
+def source_inputs() -> str:
+    """What the source language's build depends on: its own inputs and every language's strings.yml (the
+    switcher names the sound ones)."""
+    strings = sorted((project.root() / "docs").glob(f"*/{i18n.STRINGS_FILE}"))
+    return project.digest(_inputs(project.DEFAULT_LANG),
+                          *(part for p in strings for part in (p.parent.name, p.read_bytes())))
+
+
+def error_page(folder: Path, lang: str, problems: list[str]) -> None:
+    """What the preview of a broken language shows: its mistakes, one per line, instead of its pages."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    items = "".join(f"<li><code>{escape(p)}</code></li>" for p in problems)
+    (folder / "index.html").write_text(
+        f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{lang}: not built</title>'
+        f"<h1>docs/{lang}/ is not built</h1><p>Fix these and save; the preview rebuilds:</p><ul>{items}</ul>",
+        encoding="utf-8")
+
+
+class EditsObserver(watchdog.observers.Observer):
+    """watchdog's native observer, passing on what an edit does to a file (written, created, deleted, moved)
+    and not its being opened or read: MkDocs rebuilds on every event it is handed, and every build opens the
+    sources, so opens would make each build start the next."""
+
+    EDITS = [watchdog.events.FileModifiedEvent, watchdog.events.FileClosedEvent, watchdog.events.FileCreatedEvent,
+             watchdog.events.FileDeletedEvent, watchdog.events.FileMovedEvent]
+
+    def schedule(self, event_handler, path, *, recursive=False, event_filter=None, **kwargs):
+        return super().schedule(event_handler, path, recursive=recursive, event_filter=event_filter or self.EDITS,
+                                **kwargs)
+
+
+def watch_natively(server, config: MkDocsConfig) -> None:
+    """On Linux, learn of an edit from inotify (watchdog's native observer) instead of MkDocs' default, a scan
+    of every watched folder each 0.5 s: that scan was a quarter of a second of the average edit's wait. Other
+    systems keep MkDocs' own observer. The folders MkDocs watched are moved to the new observer."""
+    if not sys.platform.startswith("linux"):
+        return
+    moved = []
+    for path in [config.docs_dir, config.config_file_path, *config.theme.dirs]:
+        try:
+            server.unwatch(path)
+        except KeyError:  # not watched (the theme is watched only with --watch-theme)
+            continue
+        moved.append(path)
+    server.observer = EditsObserver()
+    for path in moved:
+        server.watch(path)
+
+
+class Previews:
+    """Every other language's preview under one server: its worker, its last inputs, its folder."""
+
+    def __init__(self, config_file: str, folder: Path) -> None:
+        self.config_file, self.folder = config_file, folder
+        self.workers: dict[str, Worker] = {}
+        self.built: dict[str, str] = {}  # language → the inputs of its last preview
+        self.watched: set[str] = set()
+        self.serving = False
+        self.source = ""
+        self.store = ""  # the store the previews read: the server's own build's (set by the plugin)
+
+    def start(self, server, config: MkDocsConfig, rebuild_all: Callable[[], None]) -> Callable[[], None]:
+        """Watch every language folder; return the server's new builder, which rebuilds the source language
+        only when what it is built from changed, and otherwise refreshes the previews alone."""
+        for code in i18n.languages():
+            if code != project.DEFAULT_LANG:
+                server.watch(str(project.root() / "docs" / code))
+                self.watched.add(code)
+        self.serving = True
+        self.source = source_inputs()
+
+        def rebuild() -> None:
+            with project.building(Path(config.config_file_path).parent):
+                inputs = source_inputs()
+                if inputs == self.source and (Path(config.site_dir) / "index.html").is_file():
+                    self.refresh(config)
+                    return
+            rebuild_all()
+            self.source = inputs
+
+        return rebuild
+
+    def refresh(self, config: MkDocsConfig) -> None:
+        """Rebuild the languages whose inputs changed (side by side), then copy every preview into the served
+        site, so the switcher works under `mkdocs serve` too."""
+        usable = set(i18n.usable_languages())
+        started = []
+        for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
+            if lang not in self.watched and self.serving:
+                self.watched.add(lang)  # the server watches the folders there were when it started
+                log.info("New language folder docs/%s/: previewed at /%s/ from now on; restart mkdocs serve for "
+                         "its own edits to rebuild it", lang, lang)
+            target, digest = self.folder / lang, _inputs(lang)
+            if lang not in usable:
+                error_page(target, lang, i18n.validate(lang))
+                self.built.pop(lang, None)
+            elif self.built.get(lang) != digest or not (target / "index.html").is_file():
+                worker = self.workers.get(lang)
+                if worker is None or not worker.alive():
+                    worker = self.workers[lang] = Worker(self.config_file, lang, self.folder / f"{lang}.log")
+                worker.send(site_dir=str(target), store=self.store, strict=None, preview=True)
+                started.append((lang, digest, worker))
+        for lang, digest, worker in started:  # every worker is building by now: they run side by side
+            result = worker.answer()
+            if result["ok"]:
+                self.built[lang] = digest
+                log.info("Preview of '%s' rebuilt in %.2f s", lang, result["seconds"])
+            else:
+                error_page(self.folder / lang, lang, result["problems"])
+                self.built.pop(lang, None)
+                print(f"ERROR    -  [{lang}] " + "; ".join(result["problems"]), file=sys.stderr)
+        for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
+            preview, served = self.folder / lang, Path(config.site_dir) / lang
+            if (preview / "index.html").is_file():  # a copy, not a symlink (which Windows allows only to admins)
+                shutil.rmtree(served, ignore_errors=True)
+                shutil.copytree(preview, served)
+
+    def stop(self) -> None:
+        for worker in self.workers.values():
+            worker.stop()
+        self.workers.clear()
