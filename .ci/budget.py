@@ -13,7 +13,7 @@
 (c) A cold build of every language (fresh process, empty site folder, no .cache/notebooks) <= 1.5 x (the
     same build with code execution disabled + one ``import torch`` in a fresh interpreter). Medians of 3.
     markdown-exec has no switch (no environment variable or option turns it off), so "disabled" is a copy
-    of the project with every ``exec="on"`` fence set to ``exec="off"``, and the hook's exercise notebooks
+    of the project with every ``exec="on"`` fence set to ``exec="off"``, and the plugin's exercise notebooks
     come from that copy's warmed .cache/notebooks instead of running.
 (d) ``mkdocs serve``: a prose edit of a Japanese page until the served page has it, <= 1 s. Median of 3.
     Shown beside it, without a budget: the same on an exec="off" copy, the floor a cache of markdown-exec's
@@ -21,7 +21,7 @@
 
 (speed) Build speed against a floor measured in the same run, so that the figures compare across machines:
     floor    plain Material rendering the same Markdown pages: per docs/<code>/ with a strings.yml, a config
-             generated from mkdocs.yml without hooks, markdown-exec, mkdocs-jupyter or Python fence formats
+             generated from mkdocs.yml without the lesson's plugin, markdown-exec, mkdocs-jupyter or Python fences
              (listings stay highlighted code), notebooks and translation status out of the nav, strict off;
              one `mkdocs build` per language, one after another; the floor is the sum
     cold     the README's `mkdocs build` (every language) in a fresh copy, no cache    <= 3 x floor
@@ -90,7 +90,7 @@ RUNS = 3  # the default of --repeat
 NOT_COPIED = {".cache", "site"}  # a copy starts with no build output and no cache, even if they were not ignored
 GROUPS = ("a", "b", "c", "d", "speed", "serve")
 # The floor drops these plugins: they are what the floor leaves out (code execution, notebooks).
-NOT_FLOOR_PLUGINS = {"markdown-exec", "mkdocs-jupyter"}
+NOT_FLOOR_PLUGINS = {"attention-lesson", "markdown-exec", "mkdocs-jupyter"}
 # A markdown-exec fence that runs: exec="on" / "1" / "true" / "yes" (markdown-exec has no global switch).
 EXEC_ON = re.compile(r"""\bexec=(["']?)(?:on|1|true|yes)\1""", re.IGNORECASE)
 NOT_LESSONS = {"translation-status/"}  # generated for translators, not a lesson page
@@ -606,8 +606,8 @@ def without_unknown(value: Any) -> Any:
 
 
 def floor_nav(nav: Any, docs: Path) -> Any:
-    """The nav without the pages only the hook makes (the executed notebooks, the translation status) and
-    without pages this language folder does not have (the hook fills those in; the floor renders what is there)."""
+    """The nav without the pages only the plugin makes (the executed notebooks, the translation status) and
+    without pages this language folder does not have (the plugin fills those in; the floor renders what is there)."""
     if isinstance(nav, list):
         kept = [floor_nav(item, docs) for item in nav]
         return [item for item in kept if item not in (None, [], {})]
@@ -624,14 +624,14 @@ def floor_nav(nav: Any, docs: Path) -> Any:
 
 
 def languages(project: Path) -> list[str]:
-    """The language folders, as the hook knows them: docs/<code>/ with a strings.yml."""
+    """The language folders, as the plugin knows them: docs/<code>/ with a strings.yml."""
     return sorted(d.name for d in (project / "docs").iterdir() if (d / "strings.yml").is_file())
 
 
 def floor_config(project: Path, code: str) -> Path:
     """A mkdocs config for plain Material on docs/<code>/: the theme (features, palette), validation and
-    markdown_extensions of mkdocs.yml, and the language's own site name and search settings, as the hook sets
-    them; no hooks, no markdown-exec or mkdocs-jupyter, no Python-defined fences, no custom_dir (nor its CSS
+    markdown_extensions of mkdocs.yml, and the language's own site name and search settings, as the plugin sets
+    them; no lesson plugin, no markdown-exec or mkdocs-jupyter, no Python-defined fences, no custom_dir (nor its CSS
     and JavaScript), strict off. Written into the copy, so that docs_dir and snippets resolve there."""
     base = without_unknown(yaml.load((project / "mkdocs.yml").read_text(encoding="utf-8"), Loader=TolerantLoader))
     strings = yaml.safe_load((project / "docs" / code / "strings.yml").read_text(encoding="utf-8")) or {}

@@ -1,22 +1,20 @@
-"""Shared fixtures: the project as a user runs it (subprocesses, a real strict build)."""
+"""Shared fixtures: the project as a user runs it (a real strict build, the commands of the README)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
+import io
+import logging
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-if sys.platform != "win32":
-    import fcntl  # file locks (Unix): the warm Python's start and the site the workers share
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
@@ -37,104 +35,89 @@ def _base_env() -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in stray}, "NO_MKDOCS_2_WARNING": "1"}
 
 
-WARM_ENV = "LESSON_TEST_WARM"
-OUTER_WARM = os.environ.get(WARM_ENV)
-WARM = Path(OUTER_WARM or Path(tempfile.mkdtemp(prefix="lesson-warm-")) / "socket")
-"""The socket of the session's warm Python (tests/warm.py), shared like the store: the session that made its
-folder stops it at the end and removes the folder."""
-os.environ[WARM_ENV] = str(WARM)
-WARM_WORKS = hasattr(os, "fork") and hasattr(os, "pidfd_open")
-"""The warm Python forks, and waits on pidfds (Linux): elsewhere each command starts a Python of its own."""
-
-
-class Warm:
-    """The session's warm Python (tests/warm.py), started by the first command that needs it: it forks each
-    `python -m ...`, `python -c ...` or `python script.py` command a test runs, after paying once for the
-    imports every such command begins with."""
-
-    @staticmethod
-    def _connect() -> socket.socket:
-        with open(f"{WARM}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            with contextlib.suppress(OSError):
-                return Warm._open()
-            log = WARM.with_name("warm.log")
-            with open(log, "wb") as output:
-                subprocess.run([sys.executable, str(ROOT / "tests" / "warm.py"), "--detach", str(WARM)], cwd=ROOT,
-                               env=_base_env(), stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                               check=True)
-            deadline = time.monotonic() + 120
-            while True:
-                with contextlib.suppress(OSError):
-                    return Warm._open()
-                assert Warm._starting() and time.monotonic() < deadline, \
-                    f"tests/warm.py did not start:\n{log.read_text(errors='replace')[-3000:]}"
-                time.sleep(0.05)
-
-    @staticmethod
-    def _starting() -> bool:
-        """Whether the server's process is alive (so far as its pid file says)."""
-        try:
-            os.kill(int(Path(f"{WARM}.pid").read_text()), 0)
-        except (OSError, ValueError):
-            return False
-        return True
-
-    @staticmethod
-    def _open() -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(str(WARM))
-        except OSError:
-            sock.close()
-            raise
-        return sock
-
-    @classmethod
-    def run(cls, args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-        with tempfile.TemporaryDirectory(prefix="warm-") as folder, cls._connect() as sock:
-            out, err = Path(folder) / "out", Path(folder) / "err"
-            request = {"argv": args[1:], "cwd": str(cwd), "env": env, "out": str(out), "err": str(err)}
-            sock.sendall((json.dumps(request) + "\n").encode())
-            reply = sock.makefile(encoding="utf-8").readline()
-            stdout = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
-            stderr = err.read_text(encoding="utf-8", errors="replace") if err.exists() else ""
-            assert reply, f"{' '.join(args)} ended without an exit code (killed by a signal?)\n{stdout}\n{stderr}"
-            return subprocess.CompletedProcess(args, json.loads(reply)["returncode"], stdout, stderr)
-
-    @staticmethod
-    def stop() -> None:
-        """The session that made the warm Python's folder ends it and removes the folder."""
-        if OUTER_WARM:
-            return
-        with contextlib.suppress(OSError), Warm._open() as sock:
-            sock.sendall(b'{"stop": true}\n')
-        shutil.rmtree(WARM.parent, ignore_errors=True)
-
-
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True,
-        warm: bool = True):
-    """Run a command like a user would, with the project's (or the copy's) own src/ first on the path; on
-    failure show its output in the assertion message.
-
-    `python -m ...`, `python -c ...` and `python script.py` are forked from the warm Python (tests/warm.py):
-    the same command in a process of its own, minus the seconds of imports it would start with. `warm=False`
-    (or a system without fork and pidfds) starts a new interpreter instead."""
-    full_env = {**_base_env(), "PYTHONPATH": str(cwd / "src"), "LESSON_STORE": str(STORE), **(env or {})}
-    if warm and WARM_WORKS and args[0] == sys.executable and (args[1] in ("-m", "-c") or args[1].endswith(".py")):
-        proc = Warm.run(args, cwd, full_env)
-    else:
-        proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
+        own_src: bool = True):
+    """Run a command like a user would, in a process of its own; on failure show its output in the assertion
+    message. `own_src`: with the folder's own src/ first on the path, for a copy whose code a test changed
+    (False: the package as this virtual environment installed it, as a second checkout sharing it sees it)."""
+    full_env = {**_base_env(), "LESSON_STORE": str(STORE), **({"PYTHONPATH": str(cwd / "src")} if own_src else {}),
+                **(env or {})}
+    proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
 
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class _Lines(logging.Handler):
+    """What `mkdocs build` would print, one `LEVEL    -  message` line per record, as its command line does."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.text = io.StringIO()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.text.write(f"{record.levelname:<8}-  {record.getMessage()}\n")
+
+
+def build_in_process(project: Path, site_dir: Path, env: dict[str, str] | None = None,
+                     check: bool = True) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict -d site_dir` of a project folder through MkDocs' Python API, in this process (no
+    state of the plugin's outlives a build, so this is the command's build without its interpreter's start):
+    for a copy whose docs, snippets or strings a test changed. What it logs is the result's stderr."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, MkDocsException
+
+    lines = _Lines()
+    mkdocs_log = logging.getLogger("mkdocs")
+    level = mkdocs_log.level
+    mkdocs_log.addHandler(lines)
+    mkdocs_log.setLevel(logging.INFO)
+    returncode = 0
+    variables = {"LESSON_LANG": "", "LESSON_NO_CACHE": "", "LESSON_SITE_URL": "", "LESSON_REPO_URL": "",
+                 "LESSON_STORE": str(STORE), **(env or {})}
+    try:
+        with _environment(variables), contextlib.redirect_stdout(io.StringIO()):
+            config = load_config(str(project / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+            config.plugins.on_startup(command="build", dirty=False)
+            try:
+                build(config)
+            finally:
+                config.plugins.on_shutdown()
+    except (Abort, MkDocsException) as error:  # MkDocs' command line prints these and exits 1
+        lines.text.write(f"Aborted: {error}\n" if isinstance(error, Abort) else f"ERROR   -  {error}\n")
+        returncode = 1
+    finally:
+        mkdocs_log.removeHandler(lines)
+        mkdocs_log.setLevel(level)
+    proc = subprocess.CompletedProcess(["mkdocs", "build", "--strict"], returncode, "", lines.text.getvalue())
+    if check:
+        assert proc.returncode == 0, f"the build of {project} failed\n{proc.stderr}"
+    return proc
+
+
 def build_site(project: Path, site_dir: Path, env: dict[str, str] | None = None, check: bool = True,
-               warm: bool = True):
-    """`mkdocs build --strict` of a project folder into site_dir."""
+               process: bool = False):
+    """`mkdocs build --strict` of a project folder into site_dir: in this process (see build_in_process), or
+    with `process`, as the README's command, in a process of its own with the folder's own src/ first."""
+    if not process:
+        return build_in_process(project, site_dir, env=env, check=check)
     return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)],
-               cwd=project, env=env, check=check, warm=warm)
+               cwd=project, env=env, check=check)
 
 
 PREBUILT_ENV = "LESSON_TEST_SITE"
@@ -150,8 +133,7 @@ def _built_once(tmp_path_factory, name: str, build) -> Path:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent
     site, built = shared / name, shared / f"{name}.ok"
-    with open(shared / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(shared / f"{name}.lock"):  # filelock: a lock on every system (torch depends on it too)
         if not built.exists():
             shutil.rmtree(site, ignore_errors=True)  # a worker's failed attempt
             build(site)
@@ -164,7 +146,7 @@ def built_site(tmp_path_factory) -> Path:
     """The whole site, every language, built once per test session exactly as the README's build does."""
     if os.environ.get(PREBUILT_ENV):
         return Path(os.environ[PREBUILT_ENV])
-    return _built_once(tmp_path_factory, "built-site", lambda site: build_site(ROOT, site, warm=False))
+    return _built_once(tmp_path_factory, "built-site", lambda site: build_site(ROOT, site, process=True))
 
 
 SITE_URL = "https://example.org/attention/"
@@ -196,7 +178,7 @@ def copy_project(dest: Path) -> Path:
         return set(anywhere(folder, names)) | (at_root & set(names) if Path(folder) == ROOT else set())
 
     shutil.copytree(ROOT, dest, ignore=ignore)
-    # The notebooks' rendered HTML, keyed by each executed notebook (see hooks.py): what the session's build
+    # The notebooks' rendered HTML, keyed by each executed notebook (see the plugin): what the session's build
     # rendered, a copy need not render again (a changed notebook is a new key, rendered by the copy's build).
     rendered = ROOT / ".cache" / "mkdocs-jupyter"
     if rendered.is_dir():
@@ -211,7 +193,6 @@ def project_copy(tmp_path) -> Path:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    Warm.stop()
     if not OUTER_STORE:
         shutil.rmtree(STORE, ignore_errors=True)
 

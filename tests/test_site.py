@@ -187,3 +187,19 @@ def test_temperature_slider_data_is_the_sweep_of_the_pages_scores(built_site):
     assert all(abs(a - b) < 1e-4 for row, exp in zip(data["weights"], expected, strict=True)
                for a, b in zip(row, exp, strict=True))
     assert max(data["weights"][-1]) == data["weights"][-1][3] > 0.8  # at the largest scale 月 takes nearly all
+
+
+def test_a_second_checkout_sharing_the_virtual_environment_builds_its_own_files(project_copy, tmp_path):
+    """A git worktree, or a CI that installs the package once: the copy's build, with the package as this
+    virtual environment installed it (no src/ of the copy's on the path), publishes the copy's pages and runs
+    the copy's snippets."""
+    page = project_copy / "docs" / "ja" / "values.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n二つ目のチェックアウトにだけある一文。\n", encoding="utf-8")
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")]
+    run(build, cwd=project_copy, env={"LESSON_LANG": "ja"}, own_src=False)
+    assert "二つ目のチェックアウトにだけある一文。" in (tmp_path / "site" / "values" / "index.html").read_text("utf-8")
+
+    snippet = project_copy / "snippets" / "causal_mask.py"
+    snippet.write_text(snippet.read_text(encoding="utf-8") + "raise RuntimeError('only in the copy')\n")
+    proc = run(build, cwd=project_copy, env={"LESSON_LANG": "ja"}, own_src=False, check=False)
+    assert proc.returncode != 0 and "snippets/causal_mask.py:" in proc.stderr and "only in the copy" in proc.stderr

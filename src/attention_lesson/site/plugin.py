@@ -313,7 +313,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return server
 
     def on_shutdown(self) -> None:
+        """The end of `mkdocs build` or `mkdocs serve`: nothing of this build stays with the process."""
         if self.previews is not None:
             self.previews.stop()
+            self.previews = None
+        i18n.set_language(None)
         project.leave(self._project)
         self._project = None
