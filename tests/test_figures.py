@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import shutil
@@ -18,12 +19,15 @@ import attention_lesson as al
 from attention_lesson.site import i18n
 from attention_lesson.site.figures import (
     PALETTE,
+    QUERY_RANGE,
     WORDS,
     contrast,
     cost_svg,
+    figure,
     figure_html,
     heatmap_svg,
     memory_svg,
+    query_explorer,
     scaling_svg,
     scores_svg,
     slope,
@@ -318,6 +322,93 @@ def test_figure_html():
     ET.fromstring(page)
     with pytest.raises(ValueError):
         figure_html("<p>not a figure</p>", "x")
+
+
+# ------------------------------------------------------------------ what the page's script makes live
+
+KEYS = torch.tensor([[0.1, 0.9], [0.0, 1.0], [0.9, 0.1], [1.0, 0.0], [0.8, 0.2]])  # snippets/scoring.py's k
+EXPLORER_KEYS = ("qk_plane_alt", "qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise",
+                 "qk_live", "qk_caption", "list_sep", "heat_hint", "heat_row", "heat_masked", "slider_label")
+
+
+def soup(markup: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(markup, "html.parser")
+
+
+def test_query_explorer_is_drawn_at_the_listings_query():
+    """Before the script moves anything (and without it), the explorer is the listing: 光's query [1, 0], its
+    scores and weights at multiplier 1, the five keys as labelled arrows; the data it hands the script are the
+    tensors it was given."""
+    markup = query_explorer(KEYS, torch.tensor([1.0, 0.0]), list(WORDS))
+    assert query_explorer(KEYS.tolist(), [1.0, 0.0], WORDS) == markup  # tensors or lists, the same bytes
+    fig = soup(markup).select_one("figure.lesson-figure.lesson-qk")
+    data = json.loads(fig["data-qk"])
+    assert data["keys"] == KEYS.tolist() and data["labels"] == list(WORDS)
+    assert data["presets"] == [[1.0, 0.0], [0.0, 1.0]] and data["range"] == list(QUERY_RANGE)
+    assert data["text"] == {"live": i18n.ui("qk_live"), "sep": i18n.ui("list_sep")}
+    scores, weights, _ = section2()
+    shown = [v.get_text() for v in fig.select(".lesson-qk__value")]
+    assert shown == [f"{round(v, 2):.2f}" for v in scores.tolist() + weights.tolist()]
+    assert [w.get_text() for w in fig.select(".lesson-qk__word")] == list(WORDS) * 2
+    plane = ET.fromstring(str(fig.select_one("svg.lesson-qk__plane")))  # well-formed SVG
+    words = [t.text for t in plane.iter(f"{SVG}text")]
+    for char in WORDS:
+        assert words.count(char) == 1, char
+    assert any(i18n.ui("qk_axis_x") in (w or "") for w in words)
+    handle = fig.select_one(".lesson-qk__handle")
+    assert handle["role"] == "slider" and handle["aria-valuetext"] == "q = [1.00, 0.00]"
+    assert fig.find(id=handle["aria-describedby"])["aria-live"] == "polite"
+    presets = [b.get_text() for b in fig.select("button.lesson-qk__preset")]
+    assert presets == [i18n.ui("qk_preset_lesson").format(q="[1, 0]"), i18n.ui("qk_preset_exercise").format(q="[0, 1]")]
+    assert all(b.has_attr("disabled") for b in fig.select("button, input"))  # the script enables them
+    assert fig.select_one("label")["for"] == fig.select_one("input[type=range]")["id"]
+    assert fig.figcaption.get_text() == i18n.ui("qk_caption")
+    assert "<image" not in markup and "http" not in markup.replace("http://www.w3.org", "")
+
+
+def test_query_explorer_checks_what_it_is_given():
+    with pytest.raises(ValueError, match="N×2"):
+        query_explorer(torch.rand(5, 3), [1.0, 0.0])
+    with pytest.raises(ValueError, match="labels"):
+        query_explorer(KEYS, [1.0, 0.0], "床前")
+    with pytest.raises(ValueError, match="within"):
+        query_explorer(KEYS, [2.0, 0.0])
+    with pytest.raises(ValueError, match="exercise"):
+        query_explorer(KEYS, [1.0, 0.0], exercise=[0.0, 1.0, 0.0])
+
+
+@pytest.mark.parametrize("code", i18n.languages())
+def test_the_live_figures_speak_the_pages_language(code):
+    table = i18n.strings(code)["ui"]
+    missing = [key for key in EXPLORER_KEYS if key not in table]
+    assert not missing, f"docs/{code}/strings.yml: ui has no {missing}"
+    with i18n.language(code):
+        explorer = soup(query_explorer(KEYS, [1.0, 0.0]))
+        heat = json.loads(soup(figure("causal", causal_weights())).figure["data-heat"])
+    assert explorer.select_one("svg")["aria-label"] == table["qk_plane_alt"]
+    assert explorer.select_one(".lesson-qk__handle")["aria-label"] == table["qk_handle"]
+    assert heat["text"] == {"hint": table["heat_hint"], "row": table["heat_row"], "masked": table["heat_masked"],
+                            "sep": table["list_sep"]}
+
+
+def test_heatmap_figure_rows_carry_their_cells():
+    """A page's heatmap is heatmap_svg's figure, unchanged, with its cells' numbers for the script: each row's
+    weights as the cells write them, None where the mask left nothing to look at."""
+    weights = causal_weights()
+    markup = figure("causal", weights)
+    fig = soup(markup).figure
+    assert heatmap_svg(weights, "causal") in markup
+    data = json.loads(fig["data-heat"])
+    assert data["labels"] == list(WORDS)
+    cells = cell_texts(heatmap_svg(weights, "causal"))
+    expected = [[cells[5 * i + j] if j <= i else None for j in range(5)] for i in range(5)]
+    assert data["weights"] == expected
+    assert fig.select_one(".lesson-heat__readout").get_text() == ""  # the script writes it
+    left, top, width, height = data["box"]
+    assert 0 < left < data["cells"][0] and left + width <= 100 and 0 < top and top + 5 * height <= 100
+    assert fig.figcaption.get_text() == i18n.ui("fig_causal_alt")
 
 
 # --------------------------------------------------------------------------------------------- memory

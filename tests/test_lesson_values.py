@@ -6,8 +6,10 @@ the lesson's precision and with no tolerance: "0.29" must read "0.29", and 0.30 
 a failure, not a rounding. They are checked, in every language that has a docs/<code>/strings.yml:
 
 - in the built page, in the output block right after the section's listing (sections 1, 2, 3 and 5);
-- in the figure drawn from the same run: the heatmaps of sections 1 and 3, and the bar charts and the slider of
-  section 2 (the head's heatmap of section 5 draws weights the lesson never printed, so it has nothing to check);
+- in the figure drawn from the same run: the heatmaps of sections 1 and 3, and the bar charts and the explorer
+  of section 2 as it is drawn before the reader moves it (the head's heatmap of section 5 draws weights the
+  lesson never printed, so it has nothing to check; the explorer's ×5 and exercise 1's query are computed by
+  the page's script, and checked in the browser, tests/test_browser.py);
 - in the head page's prose, which names the decimal place where the head and PyTorch's SDPA differ (7);
 - in the terminal: ``python snippets/attention.py`` by default (Japanese) and with ``--lang`` for every language.
 
@@ -189,22 +191,19 @@ def two_decimals(values: dict[str, str]) -> list[tuple[str, str]]:
     return [(w, f"{float(v):.2f}") for w, v in values.items()]
 
 
-def check_slider(site: Path, lang: str) -> None:
-    """Section 2's slider shows the lesson's weights before it is moved (multiplier 1), and its stored rows
-    for the multipliers 1 and 5 are the lesson's weights and ×5 weights, written as its script writes them
-    (JavaScript's toFixed(2), the same digits as Python's .2f for these values: none is an exact binary tie)."""
-    sliders = page(site, lang, "query-key").select("figure[data-temperature]")
-    assert len(sliders) == 1, f"expected one slider, found {len(sliders)}"
-    words = [s.get_text() for s in sliders[0].select(".temperature__word")]
-    shown = [s.get_text() for s in sliders[0].select(".temperature__value")]
-    scale = sliders[0].select_one(".temperature__scale")
-    assert scale is not None and scale.get_text() == "1", "the slider should open at multiplier 1"
-    assert list(zip(words, shown, strict=True)) == two_decimals(WEIGHTS), f"the slider opens showing {shown}"
-    data = json.loads(sliders[0]["data-temperature"])
-    for multiplier, expected in ((1.0, WEIGHTS), (5.0, WEIGHTS_X5)):
-        assert multiplier in data["scales"], f"the slider has no multiplier {multiplier:g}: {data['scales']}"
-        row = [f"{w:.2f}" for w in data["weights"][data["scales"].index(multiplier)]]
-        assert list(zip(words, row, strict=True)) == two_decimals(expected), f"the slider at ×{multiplier:g}: {row}"
+def check_explorer(site: Path, lang: str) -> None:
+    """Section 2's explorer, before the reader moves it (and as a reader without JavaScript sees it), is at
+    the lesson's query [1, 0] and multiplier 1: its bars write the lesson's scores and weights, and its
+    multipliers include the lesson's 5."""
+    explorers = page(site, lang, "query-key").select("figure[data-qk]")
+    assert len(explorers) == 1, f"expected one explorer, found {len(explorers)}"
+    words = [s.get_text() for s in explorers[0].select(".lesson-qk__word")]
+    shown = list(zip(words, (s.get_text() for s in explorers[0].select(".lesson-qk__value")), strict=True))
+    assert shown == two_decimals(SCORES) + two_decimals(WEIGHTS), f"the explorer opens showing {shown}"
+    assert explorers[0].select_one(".lesson-qk__q").get_text() == "q = [1.00, 0.00]"
+    scale = explorers[0].select_one(".lesson-qk__scale output")
+    assert scale is not None and scale.get_text() == "×1", "the explorer should open at multiplier 1"
+    assert 5.0 in json.loads(explorers[0]["data-qk"])["scales"], "the explorer has no multiplier 5"
 
 
 def check_figure(site: Path, lang: str, name: str) -> None:
@@ -272,8 +271,8 @@ def test_figure_writes_the_lessons_values(built_site: Path, lang: str, name: str
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_slider_shows_the_lessons_weights(built_site: Path, lang: str) -> None:
-    check_slider(built_site, lang)
+def test_explorer_opens_on_the_lessons_scores_and_weights(built_site: Path, lang: str) -> None:
+    check_explorer(built_site, lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -164,7 +164,8 @@ def test_every_language_page_inlines_its_figures_as_svg_text_in_that_language(bu
 
     for lang in i18n.languages():
         raw = (built_site / ("" if lang == "ja" else lang) / page / "index.html").read_text(encoding="utf-8")
-        figures = re.findall(r'<figure class="lesson-figure">\s*(<svg.*?</svg>)', raw, flags=re.S)
+        figures = re.findall(r'<figure class="lesson-figure(?: lesson-heat)?"[^>]*>\s*'
+                             r'(?:<div class="lesson-heat__plot"[^>]*>\s*)?(<svg.*?</svg>)', raw, flags=re.S)
         assert len(figures) == len(FIGURES[page]), f"{lang}/{page}"
         for svg, key in zip(figures, FIGURES[page], strict=True):
             texts = html.unescape(" ".join(re.findall(r"<text[^>]*>(.*?)</text>", svg, flags=re.S)))
@@ -172,21 +173,29 @@ def test_every_language_page_inlines_its_figures_as_svg_text_in_that_language(bu
             assert "<image" not in svg and "http" not in svg.replace("http://www.w3.org", "")
 
 
-def test_temperature_slider_data_is_the_sweep_of_the_pages_scores(built_site):
+def test_the_explorer_is_drawn_from_the_listings_tensors(built_site):
+    """Section 2's explorer carries snippets/scoring.py's keys, characters and query, and exercise 1's query
+    (snippets/exercise_1.py's), as the run of each computes them: its script holds no number of its own."""
+    import contextlib
+    import io
     import json
+    import runpy
 
-    import torch
+    from attention_lesson.site import i18n
 
-    from attention_lesson.site.figures import SLIDER_SCALES
+    def run_listing(name: str) -> dict:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return runpy.run_path(str(ROOT / "snippets" / f"{name}.py"))
 
-    raw = (built_site / "query-key" / "index.html").read_text(encoding="utf-8")
-    data = json.loads(html.unescape(re.search(r'data-temperature="([^"]+)"', raw)[1]))
-    scores = torch.tensor([0.1, 0.0, 0.9, 1.0, 0.8])  # the scores section 2 prints (test_lesson.LESSON_SCORES)
-    expected = [torch.softmax(scores * scale, dim=-1).tolist() for scale in SLIDER_SCALES]
-    assert data["scales"] == list(SLIDER_SCALES)
-    assert all(abs(a - b) < 1e-4 for row, exp in zip(data["weights"], expected, strict=True)
-               for a, b in zip(row, exp, strict=True))
-    assert max(data["weights"][-1]) == data["weights"][-1][3] > 0.8  # at the largest scale 月 takes nearly all
+    scoring, exercise = run_listing("scoring"), run_listing("exercise_1")
+    for lang in i18n.languages():
+        raw = (built_site / ("" if lang == "ja" else lang) / "query-key" / "index.html").read_text(encoding="utf-8")
+        data = json.loads(html.unescape(re.search(r'data-qk="([^"]+)"', raw)[1]))
+        assert data["keys"] == scoring["k"].tolist(), lang
+        assert data["labels"] == list(scoring["rounded"](scoring["scores"])), lang
+        assert data["presets"] == [scoring["q_guang"].tolist(), exercise["q_place"].tolist()], lang
+        assert data["text"]["live"] == i18n.ui("qk_live", lang), lang
+        assert 1.0 in data["scales"] and 5.0 in data["scales"], lang
 
 
 def test_a_second_checkout_sharing_the_virtual_environment_builds_its_own_files(project_copy, tmp_path):

@@ -160,6 +160,8 @@ def contrast(a: str, b: str) -> float:
 
 
 HeatmapKind = Literal["avg", "causal", "head"]
+_HEAT_BOX = (0.56, 0.8, 0.3, 0.12, 0.85)
+"""A heatmap's cell, left, right, bottom and top margins, in inches (the pointer's rows are placed by them)."""
 
 
 def heatmap_svg(
@@ -191,7 +193,7 @@ def heatmap_svg(
         raise ValueError(f"vmax must be greater than vmin, got {vmin!r} and {vmax!r}")
 
     with _style():
-        cell, left, right, bottom, top = 0.56, 0.8, 0.3, 0.12, 0.85  # inches
+        cell, left, right, bottom, top = _HEAT_BOX
         width, height = left + cell * T + right, bottom + cell * T + top
         fig = Figure(figsize=(width, height))
         ax = fig.add_axes((left / width, bottom / height, cell * T / width, cell * T / height))
@@ -463,8 +465,8 @@ def figure(kind: str, *data: object) -> str:
     (snippets/scaling.py's ``rows``), "cost" or "memory" (snippets/cost.py's ``table``).
     """
     if kind in ("avg", "causal", "head"):
-        svg = heatmap_svg(data[0], kind)
-    elif kind in ("scores", "scaling", "cost", "memory"):
+        return _heatmap_figure(data[0], kind)
+    if kind in ("scores", "scaling", "cost", "memory"):
         svg = {"scores": scores_svg, "scaling": scaling_svg, "cost": cost_svg, "memory": memory_svg}[kind](*data)
     else:
         raise ValueError(f"unknown figure {kind!r}: expected avg, causal, head, scores, scaling, cost or memory")
@@ -472,33 +474,250 @@ def figure(kind: str, *data: object) -> str:
     return figure_html(svg, html.unescape(caption[1]) if caption else "")
 
 
-SLIDER_SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)
+# ------------------------------------------------------------------------- what the pages' script makes live
+#
+# theme/assets/javascripts/lesson.js reads the data attributes written here. Every number and every word it
+# shows comes from them (the listings' own tensors, the page's language): the script holds no lesson data.
 
 
-def temperature_slider(scores: torch.Tensor, scales: Sequence[float] = SLIDER_SCALES,
-                       labels: str = WORDS) -> str:
-    """Section 2's weights of 光 under a slider over the scale factor (softmax temperature).
+def _json(value: object) -> str:
+    """A value as a JSON data attribute's text (escaped for a double-quoted attribute)."""
+    return html.escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")), quote=True)
 
-    Every position of the slider is computed here at build time (softmax of the scaled scores) and stored on the
-    element; the page's small script (theme/assets/javascripts/temperature.js) only swaps numbers, so no Python
-    runs in the browser and nothing is fetched. Without JavaScript the scale-1 weights are shown.
+
+def _heatmap_figure(weights: object, kind: HeatmapKind, labels: str | Sequence[str] = WORDS) -> str:
+    """A heatmap as a page shows it: the figure of :func:`heatmap_svg`, whose rows answer a pointer or the
+    keyboard with the characters that row attends to and their weights (the numbers of its cells).
+
+    The figure is the same without JavaScript; the script adds one transparent button over each row.
     """
-    scores = torch.as_tensor(scores, dtype=torch.float32)
-    _values("scores", scores, 1)  # one finite number per character, or a clear error
-    table = [torch.softmax(scores * scale, dim=-1).tolist() for scale in scales]
-    start = list(scales).index(1.0) if 1.0 in scales else 0
-    rows = "\n".join(
-        f'<div class="temperature__row"><span class="temperature__word">{html.escape(w)}</span>'
-        f'<span class="temperature__track"><span class="temperature__bar" style="width:{100 * v:.1f}%"></span></span>'
-        f'<span class="temperature__value">{v:.2f}</span></div>'
-        for w, v in zip(labels, table[start], strict=True)
-    )
-    data = html.escape(json.dumps({"scales": list(scales), "weights": [[round(v, 4) for v in r] for r in table]}))
+    svg = heatmap_svg(weights, kind, labels)
+    matrix, names = _values("weights", weights, 2), _labels(labels)
+    cell, left, right, bottom, top = _HEAT_BOX
+    T = len(names)
+    width, height = left + cell * T + right, bottom + cell * T + top
+    reach = 0.28  # the row's button also covers its label, left of the cells (not the axis title)
+    data = {
+        "labels": names,
+        "weights": [[_cell_text(v) if v != 0 else None for v in row] for row in matrix],  # None: masked
+        # The rows' box in % of the figure: left, top, width, height of one row.
+        "box": [round(100 * (left - reach) / width, 3), round(100 * top / height, 3),
+                round(100 * (reach + cell * T) / width, 3), round(100 * cell / height, 3)],
+        "cells": [round(100 * left / width, 3), round(100 * cell / width, 3)],  # the first's left, a cell's width
+        "text": {name: ui(f"heat_{name}") for name in ("hint", "row", "masked")} | {"sep": ui("list_sep")},
+    }
+    max_width = re.search(r"max-width: (\d+)px", svg)[1]
+    caption = html.unescape(re.search(r'aria-label="([^"]*)"', svg)[1])
     return (
-        f'<figure class="lesson-figure temperature" data-temperature="{data}">\n'
-        f'<label class="temperature__label">{html.escape(ui("slider_label"))} '
-        f'<output class="temperature__scale">{scales[start]:g}</output>'
-        f'<input class="temperature__input" type="range" min="0" max="{len(scales) - 1}" step="1" value="{start}" '
-        f'aria-valuetext="{scales[start]:g}"></label>\n{rows}\n'
-        f"<figcaption>{html.escape(ui('slider_caption'))}</figcaption>\n</figure>"
+        f'<figure class="lesson-figure lesson-heat" data-heat="{_json(data)}">\n'
+        f'<div class="lesson-heat__plot" style="max-width: {max_width}px">\n{svg}\n</div>\n'
+        f'<p class="lesson-heat__readout"></p>\n'
+        f"<figcaption>{html.escape(caption, quote=False)}</figcaption>\n</figure>"
+    )
+
+
+SLIDER_SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)
+"""The multipliers of the explorer's slider (scores × multiplier before softmax): 1 and 5 are the listing's."""
+QUERY_RANGE = (-0.5, 1.2)
+"""Where the reader can move the explorer's query, in each coordinate (the plane shows a little more)."""
+QUERY_STEP = 0.05
+"""The grid a dragged query snaps to, and one arrow key's move (Shift: five)."""
+
+_PLANE = 300  # the plane's viewBox is _PLANE × _PLANE; it shows x and y from -0.6 to 1.4
+_UNIT = 150  # viewBox units per unit of the vectors
+_ORIGIN = (90, 210)  # where [0, 0] is
+_KEY_HEAD = (8, 8)  # an arrowhead's length and width, viewBox units
+_QUERY_HEAD = (13, 13)
+
+
+def _pt(x: float, y: float) -> tuple[float, float]:
+    return _ORIGIN[0] + _UNIT * x, _ORIGIN[1] - _UNIT * y
+
+
+def _f(v: float) -> str:
+    return f"{round(v, 1) + 0.0:g}"
+
+
+def _arrow(x: float, y: float, head: tuple[float, float]) -> tuple[str, str]:
+    """The shaft's end (x2, y2 attributes) and the head's points of an arrow from [0, 0] to [x, y]. The
+    script draws the query's the same way (lesson.js, arrow())."""
+    tx, ty = _pt(x, y)
+    dx, dy = tx - _ORIGIN[0], ty - _ORIGIN[1]
+    n = math.hypot(dx, dy)
+    if n < head[0]:  # too short to have a head
+        return f'x2="{_f(tx)}" y2="{_f(ty)}"', ""
+    ux, uy, w = dx / n, dy / n, head[1] / 2
+    bx, by = tx - ux * head[0], ty - uy * head[0]
+    points = f"{_f(tx)},{_f(ty)} {_f(bx - uy * w)},{_f(by + ux * w)} {_f(bx + uy * w)},{_f(by - ux * w)}"
+    return f'x2="{_f(bx)}" y2="{_f(by)}"', points
+
+
+def _drawing(keys: list[list[float]], query: list[float]) -> dict[str, object]:
+    """Where everything that follows the query is drawn for `query` (the script recomputes the same)."""
+    qx, qy = query
+    nq = math.hypot(qx, qy)
+    ux, uy = (qx / nq, qy / nq) if nq else (0.0, 0.0)
+    feet = [_pt(ux * (kx * ux + ky * uy), uy * (kx * ux + ky * uy)) for kx, ky in keys]
+    # The query's label: beside the middle of its arrow, on the side away from the keys.
+    mx, my = (sum(kx for kx, _ in keys), sum(ky for _, ky in keys))
+    side = -1.0 if (-uy * mx + ux * my) > 0 else 1.0
+    label = _pt(qx / 2 - side * uy * 0.09, qy / 2 + side * ux * 0.09)
+    return {"feet": feet, "line": (_pt(-3 * ux, -3 * uy), _pt(3 * ux, 3 * uy)), "label": label, "shown": nq > 0}
+
+
+def _plane_svg(keys: list[list[float]], query: list[float], labels: list[str], ident: str) -> str:
+    x0, y0 = _ORIGIN
+    lo, hi = -0.6, 1.4
+    grid = "".join(
+        f'<line x1="{_f(_pt(v, 0)[0])}" y1="0" x2="{_f(_pt(v, 0)[0])}" y2="{_PLANE}"/>'
+        f'<line x1="0" y1="{_f(_pt(0, v)[1])}" x2="{_PLANE}" y2="{_f(_pt(0, v)[1])}"/>'
+        for v in (-0.5, 0.5, 1.0)
+    )
+    ticks = (  # 1 on each axis; the grid lines are at every 0.5
+        f'<text x="{_f(_pt(1, 0)[0])}" y="{y0 + 24}" text-anchor="middle">1</text>'
+        f'<text x="{x0 - 5}" y="{_f(_pt(0, 1)[1] + 4)}" text-anchor="end">1</text>'
+    )
+    axes = (
+        f'<line x1="{_f(_pt(lo, 0)[0])}" y1="{y0}" x2="{_f(_pt(hi, 0)[0])}" y2="{y0}"/>'
+        f'<line x1="{x0}" y1="{_f(_pt(0, lo)[1])}" x2="{x0}" y2="{_f(_pt(0, hi)[1])}"/>'
+    )
+    names = (
+        f'<text x="{_PLANE - 4}" y="{y0 + 40}" text-anchor="end">{html.escape(ui("qk_axis_x"))} →</text>'
+        f'<text x="{x0 + 6}" y="14">↑ {html.escape(ui("qk_axis_y"))}</text>'
+    )
+    at = _drawing(keys, query)
+    (l1, l2), (lx, ly) = at["line"], at["label"]
+    drops = "".join(
+        f'<line class="lesson-qk__drop" x1="{_f(_pt(kx, ky)[0])}" y1="{_f(_pt(kx, ky)[1])}" '
+        f'x2="{_f(fx)}" y2="{_f(fy)}"/><circle class="lesson-qk__foot" cx="{_f(fx)}" cy="{_f(fy)}" r="2.5"/>'
+        for (kx, ky), (fx, fy) in zip(keys, at["feet"], strict=True)
+    )
+    shaft, points = _arrow(*query, _QUERY_HEAD)
+    arrows = []
+    for (kx, ky), name in zip(keys, labels, strict=True):
+        end, head = _arrow(kx, ky, _KEY_HEAD)
+        n = math.hypot(kx, ky) or 1.0
+        tx, ty = _pt(kx + kx / n * 0.11, ky + ky / n * 0.11)  # the label, just past the tip
+        arrows.append(
+            f'<line x1="{x0}" y1="{y0}" {end}/><polygon points="{head}"/>'
+            f'<text x="{_f(tx)}" y="{_f(ty)}" dy="0.35em" text-anchor="middle" stroke="none" fill="currentColor">'
+            f"{html.escape(name)}</text>"
+        )
+    hx, hy = _pt(*query)
+    hidden = "" if at["shown"] else ' visibility="hidden"'
+    return (
+        f'<svg class="lesson-qk__plane" viewBox="0 0 {_PLANE} {_PLANE}" xmlns="http://www.w3.org/2000/svg" '
+        f'role="group" aria-label="{html.escape(ui("qk_plane_alt"))}">\n'
+        f'<g aria-hidden="true" font-size="11">\n'
+        f'<g stroke="currentColor" stroke-opacity="0.14">{grid}</g>\n'
+        f'<g stroke="currentColor" stroke-opacity="0.55">{axes}</g>\n'
+        f'<g fill="currentColor" fill-opacity="0.75">{ticks}{names}</g>\n'
+        f'<g class="lesson-qk__shadow"{hidden}><line class="lesson-qk__line" x1="{_f(l1[0])}" y1="{_f(l1[1])}" '
+        f'x2="{_f(l2[0])}" y2="{_f(l2[1])}"/>{drops}</g>\n'
+        f'<g class="lesson-qk__query" stroke="{ORANGE}" fill="{ORANGE}"><line x1="{x0}" y1="{y0}" {shaft} '
+        f'stroke-width="5"/><polygon points="{points}" stroke="none"/></g>\n'
+        f'<g class="lesson-qk__keys" stroke="{BLUE}" fill="{BLUE}" stroke-width="2" font-size="15">'
+        f'{"".join(arrows)}</g>\n'
+        f'<text class="lesson-qk__qlabel" x="{_f(lx)}" y="{_f(ly)}" dy="0.35em" text-anchor="middle" '
+        f'font-size="15" font-style="italic" fill="currentColor">q</text>\n'
+        f"</g>\n"
+        f'<g class="lesson-qk__handle" transform="translate({_f(hx)} {_f(hy)})" role="slider" '
+        f'aria-label="{html.escape(ui("qk_handle"))}" aria-valuemin="{QUERY_RANGE[0]:g}" '
+        f'aria-valuemax="{QUERY_RANGE[1]:g}" aria-valuenow="{query[0]:g}" '
+        f'aria-valuetext="{_q_text(query)}" aria-describedby="{ident}-live">'
+        f'<circle r="22" fill="transparent"/><circle class="lesson-qk__ring" r="14" fill="none"/>'
+        f'<circle r="8" fill="none" stroke="{ORANGE}" stroke-width="2.5"/></g>\n</svg>'
+    )
+
+
+def _q_text(query: Sequence[float]) -> str:
+    return f"q = [{_cell_text(query[0])}, {_cell_text(query[1])}]"
+
+
+def _bar_style(value: float, low: float, high: float) -> str:
+    """A bar's left and width in % of its track, whose ends are the values low and high (0 inside)."""
+    zero, at = (-low) / (high - low), (value - low) / (high - low)
+    return f"left:{100 * min(zero, at):.2f}%;width:{100 * abs(at - zero):.2f}%"
+
+
+def _bar_rows(names: list[str], values: list[float], low: float, high: float, kind: str) -> str:
+    zero = f'<span class="lesson-qk__zero" style="left:{100 * -low / (high - low):.2f}%"></span>' if low < 0 else ""
+    return "\n".join(
+        f'<div class="lesson-qk__row"><span class="lesson-qk__word">{html.escape(w)}</span>'
+        f'<span class="lesson-qk__track">{zero}<span class="lesson-qk__bar lesson-qk__bar--{kind}" '
+        f'style="{_bar_style(v, low, high)}"></span></span>'
+        f'<span class="lesson-qk__value">{_cell_text(v)}</span></div>'
+        for w, v in zip(names, values, strict=True)
+    )
+
+
+def query_explorer(
+    keys: torch.Tensor | Sequence[Sequence[float]],
+    query: torch.Tensor | Sequence[float],
+    labels: str | Sequence[str] = WORDS,
+    *,
+    exercise: torch.Tensor | Sequence[float] = (0.0, 1.0),
+) -> str:
+    """Section 2's keys on the plane and a query the reader moves, with the scores q·k and the weights
+    softmax(multiplier × scores) beside them, live.
+
+    `keys` (N×2) and `query` (2) are the listing's own tensors (snippets/scoring.py's ``k`` and ``q_guang``),
+    `labels` its characters; `exercise` is exercise 1's query, the second of the two presets. Everything is
+    drawn here for the listing's query at multiplier 1, which is what a reader without JavaScript sees; the
+    page's script (theme/assets/javascripts/lesson.js) recomputes it as the query moves, in float32 as torch
+    does, so that at the presets it shows what the listing and exercise 1 print.
+    """
+    k = torch.as_tensor(keys, dtype=torch.float32)
+    q = torch.as_tensor(query, dtype=torch.float32)
+    key_list = _values("keys", k, 2)
+    if not key_list or len(key_list[0]) != 2:
+        raise ValueError(f"keys must be N×2 (a key per character, on the plane), got shape {tuple(k.shape)}")
+    names = _labels(labels)
+    if len(names) != len(key_list):
+        raise ValueError(f"there are {len(key_list)} keys but {len(names)} labels {names!r}")
+    presets = [_values("query", q, 1), _values("exercise", torch.as_tensor(exercise, dtype=torch.float32), 1)]
+    for name, p in zip(("query", "exercise"), presets, strict=True):
+        if len(p) != 2 or not all(QUERY_RANGE[0] <= v <= QUERY_RANGE[1] for v in p):
+            raise ValueError(f"{name} must be 2 numbers within {QUERY_RANGE}, got {p}")
+    scores = k @ q  # as the listing computes them
+    weights = torch.softmax(scores, dim=-1)
+    # The scores' track: the lowest and highest score any query in QUERY_RANGE can give.
+    ends = [sum(c * r for c, r in zip(key, corner, strict=True)) for key in key_list
+            for corner in ((a, b) for a in QUERY_RANGE for b in QUERY_RANGE)]
+    low, high = min(*ends, 0.0), max(*ends, 0.0)
+    data = {
+        "keys": key_list,
+        "labels": names,
+        "presets": presets,
+        "scales": list(SLIDER_SCALES),
+        "range": list(QUERY_RANGE),
+        "step": QUERY_STEP,
+        "scores": [round(low, 6), round(high, 6)],
+        "plane": {"origin": list(_ORIGIN), "unit": _UNIT, "key": list(_KEY_HEAD), "query": list(_QUERY_HEAD)},
+        "text": {"live": ui("qk_live"), "sep": ui("list_sep")},
+    }
+    ident = "lesson-qk-" + hashlib.sha1(json.dumps(data).encode()).hexdigest()[:6]
+    start = SLIDER_SCALES.index(1.0)
+    buttons = "".join(
+        f'<button type="button" class="lesson-qk__preset" data-preset="{i}" disabled>'
+        f'{html.escape(ui(key).format(q=f"[{p[0]:g}, {p[1]:g}]"))}</button>'
+        for i, (key, p) in enumerate(zip(("qk_preset_lesson", "qk_preset_exercise"), presets, strict=True))
+    )
+    return (
+        f'<figure class="lesson-figure lesson-qk" data-qk="{_json(data)}">\n'
+        f'<div class="lesson-qk__body">\n{_plane_svg(key_list, presets[0], names, ident)}\n'
+        f'<div class="lesson-qk__bars">\n'
+        f'<p class="lesson-qk__head">{html.escape(ui("fig_scores_panel_scores"))}</p>\n'
+        f'{_bar_rows(names, scores.tolist(), low, high, "score")}\n'
+        f'<div class="lesson-qk__scale"><label for="{ident}-scale">{html.escape(ui("slider_label"))}</label>'
+        f'<input id="{ident}-scale" type="range" min="0" max="{len(SLIDER_SCALES) - 1}" step="1" '
+        f'value="{start}" aria-valuetext="×1" disabled>'
+        f'<output for="{ident}-scale">×1</output></div>\n'
+        f'<p class="lesson-qk__head">{html.escape(ui("fig_scores_panel_softmax"))}</p>\n'
+        f'{_bar_rows(names, weights.tolist(), 0.0, 1.0, "weight")}\n'
+        f"</div>\n</div>\n"
+        f'<div class="lesson-qk__controls">{buttons}'
+        f'<output class="lesson-qk__q">{_q_text(presets[0])}</output></div>\n'
+        f'<p class="lesson-qk__live" id="{ident}-live" aria-live="polite"></p>\n'
+        f"<figcaption>{html.escape(ui('qk_caption'))}</figcaption>\n</figure>"
     )
