@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
 import os
 import re
 import threading
@@ -443,22 +444,327 @@ def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[
 
 
 # --------------------------------------------------------------------------------------------------------
-# Search
+# Section 2's explorer and the heatmaps' rows (theme/assets/javascripts/lesson.js)
 
 
-def test_temperature_slider_concentrates_the_weights(page: Page, site_url: str, languages: list[str]) -> None:
-    """Section 2's slider: moving it to the largest scale puts nearly all of 光's weight on 月."""
+@pytest.fixture(scope="module")
+def printed() -> dict[str, list[dict[str, float]]]:
+    """What snippets/scoring.py and snippets/exercise_1.py print, run as a reader runs them: each line's
+    {character: value} (scores, weights, weights of the scores ×5), Python's round(v, 2)."""
+    import ast
+    import sys
+
+    from conftest import ROOT, run
+
+    lines = {}
+    for name in ("scoring", "exercise_1"):
+        out = run([sys.executable, f"snippets/{name}.py"], cwd=ROOT).stdout
+        lines[name] = [ast.literal_eval(line[line.index("{"):]) for line in out.splitlines() if "{" in line]
+        assert len(lines[name]) == 3, out
+    return lines
+
+
+def explorer(page: Page) -> dict:
+    return json.loads(page.get_attribute("[data-qk]", "data-qk"))
+
+
+def shown(page: Page) -> tuple[dict[str, float], dict[str, float]]:
+    """The explorer's scores and weights as it writes them (two decimals), by character."""
+    words = page.locator(".lesson-qk__word").all_inner_texts()
+    values = [float(v) for v in page.locator(".lesson-qk__value").all_inner_texts()]
+    half = len(words) // 2
+    return dict(zip(words[:half], values[:half], strict=True)), dict(zip(words[half:], values[half:], strict=True))
+
+
+def plane_point(page: Page, x: float, y: float) -> tuple[float, float]:
+    """Where the point [x, y] of the explorer's plane is in the viewport."""
+    return tuple(page.evaluate(
+        """([x, y]) => {
+            const fig = document.querySelector("[data-qk]");
+            const { origin, unit } = JSON.parse(fig.dataset.qk).plane;
+            const p = new DOMPoint(origin[0] + unit * x, origin[1] - unit * y);
+            const at = p.matrixTransform(fig.querySelector("svg").getScreenCTM());
+            return [at.x, at.y];
+        }""",
+        [x, y],
+    ))
+
+
+def set_scale(page: Page, scale: float) -> None:
+    page.locator(".lesson-qk__scale input").fill(str(explorer(page)["scales"].index(scale)))
+    assert page.locator(".lesson-qk__scale output").inner_text() == f"×{scale:g}"
+
+
+def expect(page: Page, where: str, lines: list[dict[str, float]], x5: bool = False) -> None:
+    """The explorer shows a listing's printed scores, and its weights (×5: of the scores ×5). The explorer
+    writes two decimals (0.30), the listing Python's shortest form of round(v, 2) (0.3): compared as numbers."""
+    scores, weights = shown(page)
+    assert scores == lines[0], f"{where}: scores {scores}, printed {lines[0]}"
+    assert weights == lines[2 if x5 else 1], f"{where}: weights {weights}, printed {lines[2 if x5 else 1]}"
+
+
+def console_errors(page: Page) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return errors
+
+
+def test_the_explorer_drags_the_query_to_exercise_1_and_shows_what_it_prints(
+    page: Page, site_url: str, languages: list[str], printed: dict
+) -> None:
+    """Drag the query from 光's [1, 0] to [0, 1] with the mouse: the scores and weights are exercise 1's, at
+    multipliers 1 and 5, and the live region reads the weights in the page's language."""
+    from attention_lesson.site import i18n
+
+    errors = console_errors(page)
     for lang in languages:
-        page.goto(f"{site_url}{prefix(lang)}query-key/")
-        values = page.locator(".temperature__value")
-        before = [float(v) for v in values.all_inner_texts()]
-        slider = page.locator(".temperature__input")
-        slider.fill(slider.get_attribute("max"))  # a range input takes fill() as its new value
-        after = [float(v) for v in values.all_inner_texts()]
         where = f"/{prefix(lang)}query-key/"
-        assert before != after, f"{where}: the slider changed nothing"
-        assert after.index(max(after)) == 3 and max(after) > 0.8, f"{where}: 月 should take nearly all: {after}"
-        assert page.locator(".temperature__scale").inner_text() == slider.get_attribute("aria-valuetext")
+        page.goto(f"{site_url}{prefix(lang)}query-key/")
+        expect(page, where + " before any move", printed["scoring"])
+        page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
+        page.mouse.move(*plane_point(page, 1, 0))
+        page.mouse.down()
+        page.mouse.move(*plane_point(page, 0.5, 0.6), steps=4)
+        page.mouse.move(*plane_point(page, 0.01, 0.99), steps=4)  # a pixel or so off: it snaps to the grid
+        page.mouse.up()
+        assert page.locator(".lesson-qk__q").inner_text() == "q = [0.00, 1.00]", where
+        expect(page, where + " dragged to [0, 1]", printed["exercise_1"])
+        weights = printed["exercise_1"][1]
+        live = i18n.ui("qk_live", lang).format(
+            weights=i18n.ui("list_sep", lang).join(f"{w} {v:.2f}" for w, v in weights.items()))
+        page.wait_for_function("t => document.querySelector('.lesson-qk__live').textContent === t", arg=live)
+        set_scale(page, 5.0)
+        expect(page, where + " at [0, 1], ×5", printed["exercise_1"], x5=True)
+        assert "is-current" in (page.locator(".lesson-qk__preset").nth(1).get_attribute("class") or "")
+    assert not errors, errors
+
+
+def test_the_explorer_presets_are_the_listing_and_exercise_1(
+    page: Page, site_url: str, languages: list[str], printed: dict
+) -> None:
+    errors = console_errors(page)
+    for lang in languages:
+        where = f"/{prefix(lang)}query-key/"
+        page.goto(f"{site_url}{prefix(lang)}query-key/")
+        presets = page.locator(".lesson-qk__preset")
+        assert presets.count() == 2 and presets.nth(0).is_enabled(), where
+        assert "[1, 0]" in presets.nth(0).inner_text() and "[0, 1]" in presets.nth(1).inner_text(), where
+        for scale, x5 in ((1.0, False), (5.0, True)):
+            set_scale(page, scale)
+            presets.nth(1).click()
+            expect(page, f"{where} exercise 1's preset ×{scale:g}", printed["exercise_1"], x5)
+            presets.nth(0).click()
+            expect(page, f"{where} the listing's preset ×{scale:g}", printed["scoring"], x5)
+        set_scale(page, 0.0)  # no multiplier: every weight the same
+        assert set(shown(page)[1].values()) == {0.2}, where
+        set_scale(page, explorer(page)["scales"][-1])  # the largest: 月 takes nearly all
+        weights = shown(page)[1]
+        assert max(weights, key=weights.get) == "月" and weights["月"] > 0.8, f"{where}: {weights}"
+    assert not errors, errors
+
+
+def test_the_explorer_moves_with_the_keyboard(page: Page, site_url: str, languages: list[str],
+                                              printed: dict) -> None:
+    """The handle is a focusable slider: Tab reaches it, the arrow keys move the query by the grid's step
+    (Shift: five steps), Home goes back to the listing's query, and its value text follows."""
+    errors = console_errors(page)
+    for lang in languages:
+        where = f"/{prefix(lang)}query-key/"
+        page.goto(f"{site_url}{prefix(lang)}query-key/")
+        handle = page.locator(".lesson-qk__handle")
+        assert handle.get_attribute("role") == "slider" and handle.get_attribute("tabindex") == "0", where
+        page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
+        page.focus(".lesson-qk__scale input")
+        page.keyboard.press("Shift+Tab")  # the handle comes just before the multiplier's slider
+        assert page.evaluate("document.activeElement.classList.contains('lesson-qk__handle')"), where
+        step = explorer(page)["step"]
+        for _ in range(round(1 / step)):
+            page.keyboard.press("ArrowLeft")
+        for _ in range(round(1 / step / 5)):
+            page.keyboard.press("Shift+ArrowUp")
+        assert handle.get_attribute("aria-valuetext") == "q = [0.00, 1.00]", where
+        expect(page, where + " at [0, 1] by the keyboard", printed["exercise_1"])
+        page.keyboard.press("ArrowDown")
+        assert handle.get_attribute("aria-valuetext") == f"q = [0.00, {1 - step:.2f}]", where
+        page.keyboard.press("Home")
+        expect(page, where + " Home", printed["scoring"])
+        for _ in range(40):  # the query stays within its range
+            page.keyboard.press("Shift+ArrowRight")
+        high = explorer(page)["range"][1]
+        assert handle.get_attribute("aria-valuetext") == f"q = [{high:.2f}, 0.00]", where
+    assert not errors, errors
+
+
+def test_the_explorer_agrees_with_torch_on_every_point_of_the_grid(page: Page, site_url: str) -> None:
+    """Everywhere the reader can put the query (the grid a drag snaps to, the arrow keys' steps) and at every
+    multiplier, the explorer writes the scores and weights torch computes for that query in float32, to the
+    two decimals shown, as Python's round(v, 2) writes them: the script is driven by its own key handler."""
+    import torch
+
+    page.goto(f"{site_url}query-key/")
+    data = explorer(page)
+    shown = page.evaluate(
+        """() => {
+            const fig = document.querySelector("[data-qk]");
+            const { range, step, scales } = JSON.parse(fig.dataset.qk);
+            const handle = fig.querySelector(".lesson-qk__handle");
+            const input = fig.querySelector(".lesson-qk__scale input");
+            const values = fig.querySelectorAll(".lesson-qk__value");
+            const key = (k) => handle.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+            const n = Math.round((range[1] - range[0]) / step);
+            for (let i = 0; i <= 2 * n; i++) { key("ArrowLeft"); key("ArrowDown"); }
+            const out = [];
+            for (let y = 0; y <= n; y++) {
+                for (let x = 0; x <= n; x++) {
+                    for (let s = 0; s < scales.length; s++) {
+                        input.value = String(s);
+                        input.dispatchEvent(new Event("input"));
+                        out.push([...values].map((v) => v.textContent));
+                    }
+                    key("ArrowRight");
+                }
+                for (let x = 0; x <= n; x++) key("ArrowLeft");
+                key("ArrowUp");
+            }
+            return out;
+        }"""
+    )
+    keys = torch.tensor(data["keys"])
+    grid = round(1 / data["step"])
+    low, high = (round(v * grid) for v in data["range"])
+    expected, where = [], []
+    for y in range(low, high + 1):
+        for x in range(low, high + 1):
+            scores = keys @ torch.tensor([x / grid, y / grid])
+            for scale in data["scales"]:
+                values = scores.tolist() + torch.softmax(scores * scale, dim=-1).tolist()
+                expected.append([f"{round(v, 2) + 0.0:.2f}" for v in values])
+                where.append((x / grid, y / grid, scale))
+    assert len(shown) == len(expected)
+    wrong = [(at, got, want) for at, got, want in zip(where, shown, expected, strict=True) if got != want]
+    assert not wrong, f"{len(wrong)} of {len(expected)} differ, e.g. (q, multiplier), shown, torch: {wrong[:3]}"
+
+
+def heat_readout(lang: str, query: str, weights: list[tuple[str, str]], masked: list[str]) -> str:
+    from attention_lesson.site import i18n
+
+    sep = i18n.ui("list_sep", lang)
+    text = i18n.ui("heat_row", lang).format(query=query, weights=sep.join(f"{w} {v}" for w, v in weights))
+    return text + (i18n.ui("heat_masked", lang).format(words=sep.join(masked)) if masked else "")
+
+
+def test_a_heatmap_row_says_what_that_character_attends_to(page: Page, site_url: str,
+                                                          languages: list[str]) -> None:
+    """On the causal-mask page, pointing at a row (or focusing it, and moving with the arrow keys) writes the
+    characters that row attends to with the weights the lesson printed, and names the masked ones; the head
+    and averaging pages' heatmaps answer the same way."""
+    from test_lesson_values import CAUSAL, WORDS
+
+    from attention_lesson.site import i18n
+
+    def expected(lang: str, i: int) -> str:
+        seen = [(WORDS[j], CAUSAL[i][j]) for j in range(i + 1)]
+        return heat_readout(lang, WORDS[i], seen, list(WORDS[i + 1:]))
+
+    errors = console_errors(page)
+    for lang in languages:
+        where = f"/{prefix(lang)}causal-mask/"
+        page.goto(f"{site_url}{prefix(lang)}causal-mask/")
+        readout = page.locator(".lesson-heat__readout")
+        assert readout.inner_text() == i18n.ui("heat_hint", lang), where
+        rows = page.locator(".lesson-heat__row")
+        assert rows.count() == len(WORDS), where
+        rows.nth(4).hover()
+        assert readout.inner_text() == expected(lang, 4), where
+        box = rows.nth(4).bounding_box()
+        data = json.loads(page.get_attribute("[data-heat]", "data-heat"))
+        cells, left, width = data["cells"], data["box"][0], data["box"][2]
+        column = 1  # point at the cell 光 → 前
+        x = box["x"] + box["width"] * (cells[0] + (column + 0.5) * cells[1] - left) / width
+        page.mouse.move(x, box["y"] + box["height"] / 2)
+        assert readout.locator("strong").inner_text() == f"{WORDS[column]} {CAUSAL[4][column]}", where
+        page.mouse.move(0, 0)
+        assert readout.inner_text() == i18n.ui("heat_hint", lang), where
+        rows.nth(0).focus()
+        assert readout.inner_text() == expected(lang, 0), where
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        assert readout.inner_text() == expected(lang, 2), where
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == expected(lang, 2), where
+        assert [rows.nth(i).get_attribute("tabindex") for i in range(len(WORDS))] == ["-1", "-1", "0", "-1", "-1"]
+        for other in ("head", "averaging"):
+            page.goto(f"{site_url}{prefix(lang)}{other}/")
+            page.locator(".lesson-heat__row").nth(0).hover()  # the first character sees only itself
+            text = page.locator(".lesson-heat__readout").inner_text()
+            assert text == heat_readout(lang, WORDS[0], [(WORDS[0], "1.00")], list(WORDS[1:])), f"{other}: {text}"
+    assert not errors, errors
+
+
+def test_without_javascript_the_figures_stay_as_drawn(chromium_browser: Browser, site_url: str,
+                                                      languages: list[str], printed: dict) -> None:
+    ctx = chromium_browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        for lang in languages:
+            page.goto(f"{site_url}{prefix(lang)}query-key/")
+            expect(page, f"/{prefix(lang)}query-key/ without JavaScript", printed["scoring"])
+            assert page.locator(".lesson-figure svg").first.is_visible()
+            assert page.locator(".lesson-qk__preset").nth(0).is_disabled()  # nothing to press without the script
+            page.goto(f"{site_url}{prefix(lang)}causal-mask/")
+            assert page.locator(".lesson-heat svg").is_visible() and page.locator(".lesson-heat__row").count() == 0
+    finally:
+        ctx.close()
+
+
+SCREENSHOTS = os.environ.get("LESSON_SCREENSHOTS")
+"""A folder for the explorer's screenshots (default: the test's temporary folder), to look at."""
+
+
+@pytest.mark.parametrize(("scheme", "viewport"), [("light", (1280, 900)), ("dark", (390, 844))],
+                         ids=["light-desktop", "dark-phone"])
+def test_the_explorer_fits_and_is_drawn_in_both_palettes(chromium_browser: Browser, site_url: str,
+                                                         languages: list[str], scheme: str,
+                                                         viewport: tuple[int, int], tmp_path: Path) -> None:
+    """The query-key page in the light palette on a desktop and in the dark one on a phone: nothing wider
+    than the screen, a tap on the plane moves the query (on the phone), no console error; screenshots of the
+    explorer after a move, in every language."""
+    phone = viewport[0] < 600
+    ctx = chromium_browser.new_context(viewport=dict(zip(("width", "height"), viewport, strict=True)),
+                                       color_scheme=scheme, is_mobile=phone, has_touch=phone,
+                                       device_scale_factor=2 if phone else 1)
+    folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        page = ctx.new_page()
+        errors = console_errors(page)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for lang in languages:
+            where = f"/{prefix(lang)}query-key/ ({scheme}, {viewport[0]} px)"
+            page.goto(f"{site_url}{prefix(lang)}query-key/")
+            palette = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+            assert palette == ("slate" if scheme == "dark" else "default"), where
+            figure = page.locator(".lesson-qk")
+            figure.scroll_into_view_if_needed()
+            wide = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert wide <= 0, f"{where}: the page scrolls sideways by {wide} px"
+            box = figure.bounding_box()
+            assert box and 0 <= box["x"] and box["x"] + box["width"] <= viewport[0], f"{where}: {box}"
+            page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
+            if phone:
+                page.touchscreen.tap(*plane_point(page, 0.5, 0.5))
+            else:
+                page.mouse.click(*plane_point(page, 0.5, 0.5))
+            assert page.locator(".lesson-qk__q").inner_text() == "q = [0.50, 0.50]", where
+            # Material's header stays on screen as the page scrolls: not in the picture of the explorer
+            figure.screenshot(path=folder / f"query-key-{lang}-{scheme}-{viewport[0]}.png",
+                              style=".md-header { visibility: hidden; }")
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+# --------------------------------------------------------------------------------------------------------
+# Search
 
 
 @pytest.fixture(scope="session")
