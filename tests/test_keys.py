@@ -1,0 +1,43 @@
+"""A stored result is keyed on what it depends on, and no more: editing the site's machinery measures nothing.
+
+A listing's result depends on its code, its session, the Python and torch versions and the package modules it
+imports (none, for the lesson's listings); a figure's also on the figures module. So an edit of the plugin, of a
+figure's colours or of the translators' check runs no listing again, and the cost page, whose listing measures
+the machine, shows the same numbers, to the byte.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from conftest import run
+
+
+def _cost_table(site) -> str:
+    return re.search(r"<table>.*?</table>", (site / "cost" / "index.html").read_text(encoding="utf-8"), re.S)[0]
+
+
+def test_editing_the_machinery_runs_no_listing_again(project_copy, tmp_path):
+    def build(site: str) -> str:
+        proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(tmp_path / site)],
+                   cwd=project_copy, env={"LESSON_LANG": "ja"})  # the copy's own code, as edited
+        return proc.stderr
+
+    build("before")
+    machinery = project_copy / "src" / "attention_lesson" / "site"
+    figures = machinery / "figures.py"
+    assert 'BLUE = "#3b82f6"' in figures.read_text(encoding="utf-8")
+    figures.write_text(figures.read_text(encoding="utf-8").replace('BLUE = "#3b82f6"', 'BLUE = "#2563eb"'),
+                       encoding="utf-8")
+    for module in ("plugin.py", "translations.py"):
+        path = machinery / module
+        path.write_text(path.read_text(encoding="utf-8") + "\n# an edit of the machinery\n", encoding="utf-8")
+    log = build("after")
+
+    ran = re.findall(r"Ran (docs/\S+: \S+(?: snippets/\S+)?)", log)
+    assert ran and all(": figure: " in block for block in ran), f"not only figures ran again: {ran}"
+    assert not any("snippets/cost.py in" in line and "figure" not in line for line in log.splitlines())
+    assert _cost_table(tmp_path / "after") == _cost_table(tmp_path / "before")  # the same run, to the byte
+    cost = (tmp_path / "after" / "cost" / "index.html").read_text(encoding="utf-8")
+    assert "#2563eb" in cost and "#3b82f6" not in cost  # and the figure was drawn again, in the new colour
