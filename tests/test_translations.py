@@ -79,6 +79,7 @@ def test_a_new_language_folder_builds_falls_back_and_is_reported(built_site, pro
     """A translator's first step: a folder with strings.yml and one page. The session's build (built_site) has
     stored the lesson's run, as a translator's own checkout has after one build."""
     fr = project_copy / "docs" / "fr"
+    shutil.rmtree(fr, ignore_errors=True)  # a checkout's own French in progress: set aside in the copy
     assert check_command(project_copy, "fr", "--init").returncode == 0  # TRANSLATING.md, step 1
     strings = (fr / "strings.yml").read_text(encoding="utf-8")
     strings = re.sub(r'(?m)^name: ".*"$', 'name: "Français"', strings)
@@ -120,6 +121,7 @@ def test_status_page_is_generated_for_every_language(built_site):
 def test_init_writes_every_text_to_translate_and_counts_none_translated(project_copy):
     """TRANSLATING.md's step 1: the template has every key there is, each value the Japanese text in double
     quotes; it loads, passes the check, and the coverage counts translated values, not keys: 0% of each."""
+    shutil.rmtree(project_copy / "docs" / "ko", ignore_errors=True)  # a checkout's own Korean in progress
     proc = check_command(project_copy, "ko", "--init")
     assert proc.returncode == 0, proc.stderr
     path = project_copy / "docs" / "ko" / "strings.yml"
@@ -153,6 +155,7 @@ def test_init_writes_every_text_to_translate_and_counts_none_translated(project_
 def test_a_language_in_progress_passes_the_check_and_the_tests(project_copy):
     """Partial work is normal: a few strings, one page and one notebook translated; the rest falls back to
     Japanese. The check exits 0 with warnings only, and the project's translation tests stay green."""
+    shutil.rmtree(project_copy / "docs" / "ko", ignore_errors=True)
     assert check_command(project_copy, "ko", "--init").returncode == 0
     path = project_copy / "docs" / "ko" / "strings.yml"
     text = path.read_text(encoding="utf-8")

@@ -117,12 +117,23 @@ def validate(lang: str) -> list[str]:
     The translators' check and the build both report these (and nothing else runs on a broken file), so a
     translator reads one line naming their file instead of a traceback from wherever the text was first used.
     A mistake is anything that would show the wrong text without a word: YAML that does not parse (or parses
-    into something else than the text typed), a missing or renamed placeholder, a key the Japanese file or
-    snippets/ does not have (a translated or outdated comment key: the Japanese comment would be shown).
-    Checked again only when the file, the Japanese one or snippets/ changed (`mkdocs serve` validates every
-    language on each rebuild).
+    into something else than the text typed), a missing or renamed placeholder, a comment or printed-string key
+    translated instead of its value (the Japanese comment would be shown). Checked again only when the file,
+    the Japanese one or snippets/ changed (`mkdocs serve` validates every language on each rebuild).
     """
-    return list(_validated(str(docs_dir()), lang, _stamp(lang), _stamp(DEFAULT_LANG), _snippets_stamp()))
+    return [problem for problem, stops in _checked(lang) if stops]
+
+
+def mistakes(lang: str) -> list[str]:
+    """:func:`validate`'s mistakes, and the keys that match nothing but do not stop a build: a Japanese key
+    that snippets/ (or docs/ja/strings.yml) no longer has, mistyped or left behind by a change of the Japanese
+    text. Its translation is never shown, so the translators' check counts it as a mistake; the build goes on,
+    so that changing a comment in snippets/ does not stop every language's build until each is updated."""
+    return [problem for problem, _ in _checked(lang)]
+
+
+def _checked(lang: str) -> tuple[tuple[str, bool], ...]:
+    return _validated(str(docs_dir()), lang, _stamp(lang), _stamp(DEFAULT_LANG), _snippets_stamp())
 
 
 def _stamp(lang: str) -> tuple[int, int] | None:
@@ -134,7 +145,7 @@ def _stamp(lang: str) -> tuple[int, int] | None:
 
 
 def _snippets_stamp() -> tuple:
-    stamps = []
+    stamps: list = [str(snippets_dir())]
     for path in sorted((snippets_dir()).glob("*.py")):
         try:
             stat = path.stat()
@@ -146,8 +157,9 @@ def _snippets_stamp() -> tuple:
 
 @functools.lru_cache(maxsize=64)
 def _validated(docs: str, lang: str, stamp: tuple[int, int] | None, source: tuple[int, int] | None,
-               snippets: tuple) -> tuple:
-    return tuple(_problems(lang))
+               snippets: tuple) -> tuple[tuple[str, bool], ...]:
+    stopping, left_behind = _problems(lang)
+    return (*((problem, True) for problem in stopping), *((problem, False) for problem in left_behind))
 
 
 @functools.lru_cache(maxsize=8)
@@ -298,9 +310,10 @@ def _duplicates(lang: str, mapping: yaml.MappingNode, name: str) -> list[str]:
     return problems
 
 
-def _unknown_code_key(lang: str, table: str, key_node: yaml.Node, item: yaml.Node) -> str:
+def _unknown_code_key(lang: str, table: str, key_node: yaml.Node, item: yaml.Node) -> tuple[str, bool]:
     """A key of comments:/literals: that is no comment (printed string) of snippets/: translated, or left behind
-    by a change of the Japanese text, it never matches, and the page shows the Japanese text."""
+    by a change of the Japanese text, it never matches, and the page shows the Japanese text. With whether it
+    stops the build: a translated key does, a Japanese one (mistyped, or outdated) does not."""
     every, comments, literals = _snippet_texts(_snippets_stamp())
     known = every if table == "comments" else literals
     what = "a comment" if table == "comments" else "a printed string"
@@ -309,37 +322,39 @@ def _unknown_code_key(lang: str, table: str, key_node: yaml.Node, item: yaml.Nod
     start = f"{_where(lang, key_node)}: {table} «{key}»: not {what} of snippets/"
     if value in known:  # the key and the value swapped: the fix is exact
         return (f"{start}; keys stay as the Japanese text; translate the value: "
-                f"{yaml_quoted(value)}: {yaml_quoted(key)}")
+                f"{yaml_quoted(value)}: {yaml_quoted(key)}", True)
     if translatable(key) or _HAN.search(key):  # Japanese text, not the snippets' own any more
         near = difflib.get_close_matches(key, [k for k in known if k != key], n=1, cutoff=0.5)
         return (f"{start} (changed or removed there?); keys stay as the Japanese text exactly as written in "
                 "snippets/; translate the value" + (f"; the nearest is «{near[0]}»" if near else
-                                                    "; remove the entry if its text is gone"))
-    return f"{start}; keys stay as the Japanese text; translate the value"
+                                                    "; remove the entry if its text is gone"), False)
+    return f"{start}; keys stay as the Japanese text; translate the value", True
 
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def _problems(lang: str) -> list[str]:
+def _problems(lang: str) -> tuple[list[str], list[str]]:
+    """The mistakes that stop a build, and the keys that match nothing (see :func:`mistakes`)."""
     path = docs_dir() / lang / STRINGS_FILE
     try:
         text = path.read_text(encoding="utf-8")
         root = yaml.compose(text)
     except yaml.MarkedYAMLError as error:
-        return [_yaml_error(lang, text, error)]
+        return [_yaml_error(lang, text, error)], []
     except (yaml.YAMLError, UnicodeDecodeError) as error:
-        return [f"{_where(lang)}: not valid YAML: {error}"]
+        return [f"{_where(lang)}: not valid YAML: {error}"], []
     if root is None:
         return [f"{_where(lang)}: the file is empty; start it with: python -m attention_lesson.site.translations "
-                f"{lang} --init"]
+                f"{lang} --init"], []
     if not isinstance(root, yaml.MappingNode):
-        return [f"{_where(lang, root)}: expected a mapping of keys ({', '.join(KEYS)}), found {_kind(root)}"]
+        return [f"{_where(lang, root)}: expected a mapping of keys ({', '.join(KEYS)}), found {_kind(root)}"], []
     try:
         source = {} if lang == DEFAULT_LANG else _load(DEFAULT_LANG, _mtime(DEFAULT_LANG))
     except StringsError:
         source = {}  # the Japanese file's own mistakes are reported for it; nothing to compare with here
     problems = _duplicates(lang, root, "")
+    left_behind: list[str] = []
     for key_node, value in root.value:
         key = key_node.value
         if key not in KEYS:
@@ -370,11 +385,12 @@ def _problems(lang: str) -> list[str]:
             if lang != DEFAULT_LANG and key in ("comments", "literals"):
                 every, _, literals = _snippet_texts(_snippets_stamp())
                 if str(item_key.value) not in (every if key == "comments" else literals):
-                    problems.append(_unknown_code_key(lang, key, item_key, item))
+                    problem, stops = _unknown_code_key(lang, key, item_key, item)
+                    (problems if stops else left_behind).append(problem)
                     continue
             elif lang != DEFAULT_LANG and source and item_key.value not in reference:
                 near = difflib.get_close_matches(str(item_key.value), [str(k) for k in reference], n=1)
-                problems.append(f"{_where(lang, item_key)}: {name}: docs/{DEFAULT_LANG}/{STRINGS_FILE} has no such "
+                left_behind.append(f"{_where(lang, item_key)}: {name}: docs/{DEFAULT_LANG}/{STRINGS_FILE} has no such "
                                 "key, so this text is never shown; "
                                 + (f"did you mean {near[0]!r}?" if near else "remove it")
                                 + " (keys stay as in the Japanese file)")
@@ -415,7 +431,7 @@ def _problems(lang: str) -> list[str]:
                 known = ", ".join(f"{{{p}}}" for p in sorted(expected)) or "none"
                 problems.append(f"{_where(lang, item)}: {name}: unknown placeholder {{{extra}}}; "
                                 f"the Japanese text has {known}")
-    return problems
+    return problems, left_behind
 
 
 def _mtime(lang: str) -> float:
