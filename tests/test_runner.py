@@ -66,6 +66,7 @@ def test_stored_results_are_reused_by_a_new_build_and_a_changed_block_runs_again
     first.begin_page("p.md")
     first.run("x = 41\n", session="s")
     assert first.run("print(x + 1)\n", session="s") == "42\n"
+    first.end_page()
 
     second = Runner(store)
     second.start_build("en", store, LANGS)
@@ -85,6 +86,7 @@ def test_a_replayed_block_that_prints_something_else_asks_for_the_page_again(tmp
     first.start_build("ja", store, LANGS)
     first.begin_page("p.md")
     shown = first.run(code, session="s")
+    first.end_page()
 
     second = Runner(store)
     second.start_build("ja", store, LANGS)
@@ -110,7 +112,9 @@ def _build(store: Store, languages: list[str]) -> tuple[Runner, str]:
     runner.start_build("ja", store, languages)
     runner.begin_page("cost.md")
     runner.run(MEASURE, session="cost", title="snippets/cost.py")
-    return runner, runner.run(FIGURE, session="cost", title="figure: snippets/cost.py", lang=languages[-1])
+    shown = runner.run(FIGURE, session="cost", title="figure: snippets/cost.py", lang=languages[-1])
+    runner.end_page()  # the build's end: another build may render the page
+    return runner, shown
 
 
 def test_a_language_added_later_draws_its_figures_from_the_stored_run(tmp_path):
@@ -328,3 +332,28 @@ def test_a_damaged_compiled_template_is_compiled_again(tmp_path, damage):
     cached.write_bytes(cached.read_bytes()[:12] if damage is None else damage)
     assert render() == "42 頭"
     assert render() == "42 頭"  # from the file the second render wrote again
+
+
+def test_two_builds_render_a_page_one_after_the_other(tmp_path):
+    """The store's page lock: a second build that reaches a page another build is rendering waits for it, so
+    it finds that build's run whole instead of measuring again beside it."""
+    import threading
+
+    store = Store(tmp_path / "store")
+    first, second = Runner(store), Runner(store)
+    first.start_build("ja", store, ["ja"])
+    second.start_build("ja", store, ["ja"])
+    first.begin_page("cost.md")
+    first.run(MEASURE, session="cost", title="snippets/cost.py")
+    shown: list[str] = []
+    waiting = threading.Thread(target=lambda: (second.begin_page("cost.md"),
+                                               second.run(MEASURE, session="cost", title="snippets/cost.py"),
+                                               shown.append(second.run("print(table)\n", session="cost"))))
+    waiting.start()
+    waiting.join(timeout=0.5)
+    assert waiting.is_alive()  # the page is the first build's until it is done with it
+    printed = first.run("print(table)\n", session="cost")
+    first.end_page()
+    waiting.join(timeout=10)
+    assert shown == [printed] and second.stats.executed == 0  # the first build's run, taken whole
+    second.end_page()

@@ -1,4 +1,4 @@
-"""Checks of a page's Markdown before it renders: mistakes that would publish a wrong page without a word."""
+"""Checks of a page's Markdown before it renders: mistakes that would publish a wrong page, or fail in a traceback."""
 
 from __future__ import annotations
 
@@ -36,3 +36,17 @@ def check_fences(markdown: str, where: str) -> None:
     if opened is not None:
         raise PluginError(f"{where}:{opened[0]}: the code fence opened here ({opened[1]}) is never closed; "
                           f"add a line with {opened[1]} after its code")
+
+
+INCLUDE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<path>[^":]+)(?::[\w-]+)?"\s*$')
+
+
+def check_includes(markdown: str, where: str) -> None:
+    """An include of a file that is not there names the page's line and the file, in one line (pymdownx.snippets
+    would raise an error of its own that MkDocs prints as a traceback)."""
+    root = project.root()
+    for number, line in enumerate(markdown.splitlines(), 1):
+        match = INCLUDE.match(line)
+        if match and not (root / match["path"]).is_file():
+            raise PluginError(f"{where}:{number}: includes {match['path']}, which does not exist; restore the "
+                              "file or correct the path")

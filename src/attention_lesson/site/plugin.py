@@ -25,8 +25,11 @@ all languages into one search index, and is no longer maintained. Its configurat
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -54,12 +57,17 @@ from attention_lesson.site import (
     sitemap,
 )
 from attention_lesson.site.runner import Fence, Runner
-from attention_lesson.site.serve import Previews, watch_natively
-from attention_lesson.site.store import Store
+from attention_lesson.site.serve import Previews, guarded, watch_natively
+from attention_lesson.site.store import Store, StoreError
 from attention_lesson.site.templates import CompiledTemplates
 from attention_lesson.site.workers import Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+PRIVATE = "lesson-run-"
+"""The name of a store private to one build (no cache, or an unwritable shared store): removed after it."""
+BUILDING = "-building-"
+"""``.site-building-…``: the folder a build writes into, beside the site, until it takes the site's place."""
 
 
 class Flag(config_options.BaseConfigOption[bool]):
@@ -109,6 +117,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.private: Store | None = None
         self._project: contextvars.Token | None = None
         self._started = 0.0
+        self._config: MkDocsConfig | None = None
+        self._site: Path | None = None  # where `mkdocs build` publishes, once every language is built
 
     # -- told by a worker -------------------------------------------------------------------------------------
 
@@ -140,6 +150,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     @event_priority(100)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self._started = time.perf_counter()
+        self._config = config
         mkdocs_log = logging.getLogger("mkdocs")
         if config.strict and mkdocs_log.level > logging.WARNING:
             # `-q` raises the logger's level past WARNING, so strict mode's counter never sees a warning (a
@@ -170,6 +181,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         i18n.set_language(lang)
         languages.configure(config, lang, site_url=self.config.site_url, repo_url=self.config.repo_url,
                             cache=self.cache, nested_site=self.command != "serve")
+        self._building_into(config)
         store = self._store()
         if self.runner is None:
             self.runner = Runner(store)
@@ -182,14 +194,57 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                             for code in i18n.languages() if code != project.DEFAULT_LANG}
         return config
 
+    def _building_into(self, config: MkDocsConfig) -> None:
+        """`mkdocs build` writes into a new folder beside the site and puts it in the site's place only when
+        every language is built: a build that fails, or is interrupted, leaves the last published site whole
+        (MkDocs itself empties the site folder first)."""
+        self._site = None
+        if self.command != "build" or self.role != "main":
+            return  # a worker builds into its parent's new folder; serve into its own temporary one
+        self._site = Path(config.site_dir)
+        self._site.parent.mkdir(parents=True, exist_ok=True)
+        config.site_dir = tempfile.mkdtemp(prefix=f".{self._site.name}{BUILDING}", dir=self._site.parent)
+
+    def _publish(self, config: MkDocsConfig) -> None:
+        if self._site is None:
+            return
+        old = self._site.with_name(f".{self._site.name}-old-{time.time_ns()}")
+        if self._site.exists():
+            os.replace(self._site, old)
+        os.replace(config.site_dir, self._site)
+        config.site_dir = str(self._site)
+        shutil.rmtree(old, ignore_errors=True)
+        self._site = None
+
+    def _discard(self, config: MkDocsConfig | None) -> None:
+        if self._site is not None and config is not None:
+            shutil.rmtree(config.site_dir, ignore_errors=True)
+        self._site = None
+
     def _store(self) -> Store:
-        if self.config.store:
-            return Store(Path(self.config.store))
+        """The shared store (or the one named), else one private to this build: with no cache, or when the
+        shared one cannot be written (a read-only checkout, a full disk), which this build then says."""
         if self.config.no_cache:
-            self.cache.mkdir(parents=True, exist_ok=True)
-            self.private = Store(Path(tempfile.mkdtemp(prefix="run-", dir=self.cache)))
-            return self.private
-        return Store(self.cache / "runs")
+            return self._private(self.cache)
+        store = Store(Path(self.config.store) if self.config.store else self.cache / "runs")
+        try:
+            store.check_writable()
+        except StoreError as error:
+            private = self._private(Path(tempfile.gettempdir()))
+            log.warning("%s; this build runs every block in a private store, %s, removed after it",
+                        error.strerror, private.path)
+            return private
+        return store
+
+    def _private(self, folder: Path) -> Store:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.private = Store(Path(tempfile.mkdtemp(prefix=PRIVATE, dir=folder)))
+            self.private.check_writable()
+        except (OSError, StoreError) as error:
+            raise PluginError(f"no folder to keep this build's results in ({folder}: {error}); free disk space "
+                              "or make the project's folder writable") from None
+        return self.private
 
     def _register_fences(self, config: MkDocsConfig) -> None:
         """The page's fences, as markdown-exec's plugin registers its own: SuperFences asks the last one first."""
@@ -217,6 +272,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         where = checks.source(page)
         self.runner.begin_page(where)
         checks.check_fences(markdown, where)
+        checks.check_includes(markdown, where)
         repo = self.config.repo_url.strip().rstrip("/")
         if repo and page.file.src_uri.endswith(".ipynb"):  # the notebook's source: a jupytext .py file
             source = notebooks.sources(self.lang).get(page.file.src_uri.removesuffix(".ipynb") + ".py")
@@ -268,6 +324,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if self.workers:
                 self._collect_language_builds(config)
                 log.info("All languages built in %.1f s", time.perf_counter() - self._started)
+            self._publish(config)
         finally:
             self._finish()
 
@@ -292,15 +349,28 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         for worker in self.workers.values():
             worker.kill()
         self.workers = {}
+        self._discard(self._config)
         self._finish()
 
     def _finish(self) -> None:
+        if self.runner is not None:
+            self.runner.end_page()
         if self.private is not None:
             self.private.remove()
             self.private = None
-        elif self.role == "main" and self.command != "serve" and not self.config.store:
-            Store(self.cache / "runs").prune()
-            notebooks.prune(self.cache)
+        if self.role == "main" and self.command != "serve":
+            if not self.config.store:
+                with contextlib.suppress(StoreError, OSError):  # a read-only checkout: nothing to prune there
+                    Store(self.cache / "runs").prune()
+                    notebooks.prune(self.cache)
+            now = time.time()
+            site = Path(self._config.site_dir) if self._config else self.root / "site"
+            left = [*self.cache.glob(f"{PRIVATE}*"), *Path(tempfile.gettempdir()).glob(f"{PRIVATE}*"),
+                    *site.parent.glob(f".{site.name}{BUILDING}*")]
+            for folder in left:
+                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a day old
+                    if now - folder.stat().st_mtime > 86400:
+                        shutil.rmtree(folder, ignore_errors=True)
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch every language folder; an edit there rebuilds that language's preview alone."""
@@ -310,6 +380,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 if self.previews is None:
                     self.previews = Previews(config.config_file_path, self.cache / "preview")
                 server.builder = self.previews.start(server, config, server.builder)
+        server.builder = guarded(server.builder, Path(config.site_dir))
         return server
 
     def on_shutdown(self) -> None:

@@ -54,11 +54,12 @@ from pathlib import Path
 from typing import Any
 
 import markdown_exec
+from filelock import FileLock
 from mkdocs.exceptions import PluginError
 from pymdownx.superfences import SuperFencesException
 
 from attention_lesson.site import i18n, project
-from attention_lesson.site.store import Store
+from attention_lesson.site.store import Store, StoreError
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
@@ -101,6 +102,7 @@ class Runner:
         self._page = ""
         self._sessions: dict[str, _Session] = {}
         self._rerender = False
+        self._lock: FileLock | None = None
         self._imported_at = time.time()
 
     def start_build(self, lang: str, store: Store, languages: list[str]) -> None:
@@ -109,6 +111,7 @@ class Runner:
         self._refresh_modules()
         for name in [name for name in sys.modules if name.startswith(SESSION_MODULE)]:
             del sys.modules[name]  # the last build's sessions (mkdocs serve): their names go with them
+        self.end_page()
         self.lang, self.store, self.languages = lang, store, list(languages)
         self.environment = project.environment_key()
         self.stats = Stats()
@@ -117,8 +120,21 @@ class Runner:
     def begin_page(self, page: str) -> None:
         """Sessions belong to a page: a page never sees another page's names, whatever the build order.
 
-        `page` (the page's file, e.g. ``docs/ja/cost.md``) also names the page in every error of its blocks."""
+        `page` (the page's file, e.g. ``docs/ja/cost.md``) also names the page in every error of its blocks.
+        The page's results are read and written under a lock of the store's, held until the next page: two
+        builds sharing a store render a page one after the other, so the second finds the first one's run
+        whole, and no page (nor its other languages, read later from the store) mixes two runs."""
+        if page != self._page or self._lock is None:
+            self.end_page()
+            self._lock = self.store.lock(project.digest("page", page)[:32])
+            self._lock.acquire()
         self._page, self._sessions, self._rerender = page, {}, False
+
+    def end_page(self) -> None:
+        """Let another build render the current page (the end of a page, of a build, or a failure)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def where(self, title: str) -> str:
         """A block's name in an error: its page and its title (the snippet file, or the notebook cell)."""
@@ -440,7 +456,10 @@ class Fence:
 
         def run(code: str, returncode: int | None = None, session: str | None = None, id: str = "",  # noqa: A002
                 **extra) -> str:
-            return runner.run(code, session=session or "", title=title)
+            try:
+                return runner.run(code, session=session or "", title=title)
+            except StoreError as error:
+                raise BlockError(f"{runner.where(title)}: {error.strerror}") from None
 
         def shown(code: str) -> tuple[str, str]:
             check_source(code, runner.where(title))

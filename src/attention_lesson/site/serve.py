@@ -49,11 +49,51 @@ def error_page(folder: Path, lang: str, problems: list[str]) -> None:
     """What the preview of a broken language shows: its mistakes, one per line, instead of its pages."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
+    (folder / "index.html").write_text(_problems_page(f"docs/{lang}/ is not built", problems), encoding="utf-8")
+
+
+class _Errors(logging.Handler):
+    """The errors MkDocs logs during one rebuild, one line each."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def guarded(builder: Callable[[], None], site_dir: Path) -> Callable[[], None]:
+    """The server's rebuild, made to answer when it fails: MkDocs' server waits for a rebuild that succeeds
+    before it answers again ("the server will appear stuck"), so a failed rebuild instead puts a page naming
+    the mistake where the pages would be (the server shows its 404.html for any missing page), and returns;
+    the browsers reload onto it, and the next save that fixes the mistake brings the pages back."""
+
+    def rebuild() -> None:
+        errors = _Errors()
+        mkdocs_log = logging.getLogger("mkdocs")
+        mkdocs_log.addHandler(errors)
+        try:
+            builder()
+        except Exception as error:  # noqa: BLE001 - any failure: show it instead of hanging every request
+            problems = [line for line in errors.lines if not line.startswith("Error reading page")]
+            problems = problems or [f"{type(error).__name__}: {error}"]
+            page = _problems_page("The site is not built", problems)
+            site_dir.mkdir(parents=True, exist_ok=True)
+            for name in ("index.html", "404.html"):
+                (site_dir / name).write_text(page, encoding="utf-8")
+            log.error("The pages show what is wrong until it is fixed: %s", problems[-1])
+        finally:
+            mkdocs_log.removeHandler(errors)
+
+    return rebuild
+
+
+def _problems_page(title: str, problems: list[str]) -> str:
     items = "".join(f"<li><code>{escape(p)}</code></li>" for p in problems)
-    (folder / "index.html").write_text(
-        f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{lang}: not built</title>'
-        f"<h1>docs/{lang}/ is not built</h1><p>Fix these and save; the preview rebuilds:</p><ul>{items}</ul>",
-        encoding="utf-8")
+    return (f'<!doctype html><html><meta charset="utf-8"><title>{escape(title)}</title>'
+            f"<h1>{escape(title)}</h1><p>Fix this and save; the page reloads when the site is built again:</p>"
+            f"<ul>{items}</ul></html>")
 
 
 class EditsObserver(watchdog.observers.Observer):

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
 FORMAT = 1
@@ -91,7 +93,10 @@ class Store:
         payload = json.dumps(value, ensure_ascii=False, sort_keys=True)
         entry = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload.encode()).hexdigest(),
                  "payload": payload}
-        write_atomically(self._file(key), json.dumps(entry, ensure_ascii=False))
+        try:
+            write_atomically(self._file(key), json.dumps(entry, ensure_ascii=False))
+        except OSError as error:
+            raise StoreError(self.path, error) from None
 
     def prune(self, max_age: float = MAX_AGE, max_bytes: int = 256 * 2**20) -> int:
         """Delete entries unused for max_age seconds, then the oldest until the rest fit in max_bytes.
@@ -124,3 +129,25 @@ class Store:
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+    def lock(self, name: str) -> FileLock:
+        """An exclusive lock, shared by every process that uses this store (filelock: every system)."""
+        folder = self.path / "locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        return FileLock(folder / f"{name}.lock")
+
+    def check_writable(self) -> None:
+        """Raise StoreError, in one line naming the folder and the fix, when results cannot be written here."""
+        try:
+            write_atomically(self.path / "locks" / ".writable", "")
+        except OSError as error:
+            raise StoreError(self.path, error) from None
+
+
+class StoreError(OSError):
+    """The results store cannot be written: a read-only checkout, a full disk."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        reason = error.strerror or str(error)
+        super().__init__(error.errno, f"the results store {path} cannot be written ({reason}): make the folder "
+                         "writable or free disk space, or point LESSON_STORE at a writable folder")
