@@ -716,6 +716,46 @@ def test_without_javascript_the_figures_stay_as_drawn(chromium_browser: Browser,
         ctx.close()
 
 
+def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(chromium_browser: Browser, site_url: str,
+                                                                 languages: list[str], printed: dict) -> None:
+    """On a phone: a finger on the handle drags the query (to exercise 1's [0, 1]) and the page stays put; a
+    finger on the rest of the plane scrolls the page and leaves the query where it is."""
+    ctx = chromium_browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = ctx.new_page()
+        errors = console_errors(page)
+        cdp = ctx.new_cdp_session(page)
+
+        def touch(kind: str, *points: tuple[float, float]) -> None:
+            cdp.send("Input.dispatchTouchEvent",
+                     {"type": kind, "touchPoints": [{"x": x, "y": y} for x, y in points]})
+
+        for lang in languages:
+            where = f"/{prefix(lang)}query-key/ (touch)"
+            page.goto(f"{site_url}{prefix(lang)}query-key/")
+            page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
+            page.wait_for_function(  # until the page is still: a touch lands where it was aimed
+                "() => new Promise((done) => { const y = scrollY; setTimeout(() => done(scrollY === y), 150); })")
+            top = page.evaluate("scrollY")
+            touch("touchStart", plane_point(page, 1, 0))
+            for i in range(1, 11):
+                touch("touchMove", plane_point(page, 1 - i / 10, i / 10))
+            touch("touchEnd")
+            assert page.evaluate("scrollY") == top, f"{where}: the page scrolled under the finger"
+            assert page.locator(".lesson-qk__q").inner_text() == "q = [0.00, 1.00]", where
+            expect(page, where, printed["exercise_1"])
+            start = plane_point(page, -0.3, -0.3)  # the plane, away from the handle
+            touch("touchStart", start)
+            for i in range(1, 8):
+                touch("touchMove", (start[0], start[1] - 30 * i))
+            touch("touchEnd")
+            page.wait_for_function("top => scrollY > top", arg=top)
+            assert page.locator(".lesson-qk__q").inner_text() == "q = [0.00, 1.00]", where
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
 SCREENSHOTS = os.environ.get("LESSON_SCREENSHOTS")
 """A folder for the explorer's screenshots (default: the test's temporary folder), to look at."""
 

@@ -149,6 +149,8 @@
       handle.focus({ preventScroll: true });
       fromPointer(ev);
     });
+    // touch-action does not reach inside an SVG: a finger that starts on the handle must not scroll.
+    handle.addEventListener("touchstart", (ev) => ev.preventDefault(), { passive: false });
     svg.addEventListener("pointermove", (ev) => ev.pointerId === dragging && fromPointer(ev));
     const stop = (ev) => {
       if (ev.pointerId === dragging) dragging = null;
