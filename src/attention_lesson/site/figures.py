@@ -461,8 +461,10 @@ def _scope_ids(svg: str, name: str) -> str:
 def figure(kind: str, *data: object) -> str:
     """A page's figure as ``<figure>`` HTML with its caption in the current language.
 
-    kind: "avg", "causal" or "head" (a weight matrix), "scores" (scores, weights, weights ×5), "scaling"
-    (snippets/scaling.py's ``rows``), "cost" or "memory" (snippets/cost.py's ``table``).
+    kind: "avg", "causal" or "head" (a weight matrix, whose rows answer a pointer on the page: see
+    :func:`_heatmap_figure`), "scores" (scores, weights, weights ×5), "scaling" (snippets/scaling.py's
+    ``rows``), "cost" or "memory" (snippets/cost.py's ``table``). Section 2's explorer is
+    :func:`query_explorer`.
     """
     if kind in ("avg", "causal", "head"):
         return _heatmap_figure(data[0], kind)
