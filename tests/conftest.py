@@ -20,6 +20,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
 
 
+def _languages() -> list[str]:
+    from attention_lesson.site import project, translations
+
+    return [project.DEFAULT_LANG, *translations.SHIPPED]
+
+
+LANGUAGES = _languages()
+"""The languages every page test holds to: the source and the shipped translations. A language in progress (a
+translator's docs/<code>/) is held to the translators' check instead, so the suite stays green while it grows."""
+
+
 OUTER_STORE = os.environ.get("LESSON_STORE")
 STORE = Path(OUTER_STORE or tempfile.mkdtemp(prefix="lesson-test-store-"))
 """One store of execution results for the whole test session: it starts empty, as in CI, and every build of

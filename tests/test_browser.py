@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from conftest import LANGUAGES
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"))  # the GitHub workflow sets Chrome
@@ -395,7 +396,7 @@ def test_a_fallback_page_says_so_and_links_the_original_its_translation_and_ever
     assert banner.locator(f'a[href="{REPO_URL}/blob/main/docs/TRANSLATING.md"]').is_visible()
     edit = page.locator("a.md-content__button[rel=edit]")
     assert edit.is_visible() and edit.get_attribute("href") == create
-    for target in i18n.languages():
+    for target in LANGUAGES:
         href = page.locator(f'a.md-select__link[hreflang="{target}"]').evaluate("a => a.href")
         assert href == f"{published_url}{prefix(target)}{slug}/", f"{lang}/{slug} → {target}: {href}"
         response = page.request.get(href)
@@ -408,7 +409,6 @@ def test_a_fallback_page_says_so_and_links_the_original_its_translation_and_ever
 def test_the_edit_button_opens_the_pages_own_file_in_every_language(page: Page, published_url: str) -> None:
     from conftest import REPO_URL
 
-    from attention_lesson.site import i18n
 
     opened: list[str] = []
 
@@ -417,7 +417,7 @@ def test_the_edit_button_opens_the_pages_own_file_in_every_language(page: Page, 
         route.fulfill(status=200, content_type="text/html", body="<title>editor</title>")
 
     page.route(f"{REPO_URL}/**", github)
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         page.goto(f"{published_url}{prefix(lang)}scaling/")
         edit = page.locator("a.md-content__button[rel=edit]")
         assert edit.is_visible(), f"/{prefix(lang)}scaling/: no edit button"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import LANGUAGES, ROOT
 from test_lesson import printed_dicts, table_rows
 from test_reader_code import listing, table_cells, text
 
@@ -118,9 +118,8 @@ def _prose(raw: str) -> str:
 
 def test_measured_values_quoted_in_prose_are_the_ones_the_page_prints(built_site):
     """{{ measured.* }} comes from the run whose output the page shows, in every language."""
-    from attention_lesson.site import i18n
 
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         scaling = _page(built_site, lang, "scaling")
         rows = _table(scaling)
         text = _prose(scaling)
@@ -145,13 +144,12 @@ def test_measured_values_quoted_in_prose_are_the_ones_the_page_prints(built_site
 
 def test_every_language_shows_the_same_run(built_site):
     """One build publishes one cost table, one √d table and one set of notebook outputs, in every language."""
-    from attention_lesson.site import i18n
 
     for page in ("cost", "scaling"):
-        tables = {lang: [row[1:] for row in _table(_page(built_site, lang, page))] for lang in i18n.languages()}
+        tables = {lang: [row[1:] for row in _table(_page(built_site, lang, page))] for lang in LANGUAGES}
         assert len({str(t) for t in tables.values()}) == 1, f"{page}: the languages disagree: {tables}"
     outputs = {}
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         nb = (built_site / ("" if lang == "ja" else lang) / "notebooks" / "exercise-3" / "exercise-3.ipynb")
         text = nb.read_text(encoding="utf-8")
         outputs[lang] = re.findall(r"\d+\.\d+ ms", text)
@@ -240,9 +238,8 @@ def test_cost_page_states_only_what_its_table_and_figures_show(built_site):
     stated for SDPA's memory in words, and its exponent is never quoted (checked on the page's source, not by
     comparing two measured numbers, which can coincide).
     """
-    from attention_lesson.site import i18n
 
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         raw = _page(built_site, lang, "cost")
         # the page's own sentences: no listing, table, figure or figure caption
         text = _prose(re.sub(r"<figure\b.*?</figure>", "", raw, flags=re.S))

@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import yaml
-from conftest import run
+from conftest import LANGUAGES, run
 
 import attention_lesson as al
 from attention_lesson.site import i18n
@@ -379,7 +379,7 @@ def test_query_explorer_checks_what_it_is_given():
         query_explorer(KEYS, [1.0, 0.0], exercise=[0.0, 1.0, 0.0])
 
 
-@pytest.mark.parametrize("code", i18n.languages())
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_the_live_figures_speak_the_pages_language(code):
     table = i18n.strings(code)["ui"]
     missing = [key for key in EXPLORER_KEYS if key not in table]
@@ -495,7 +495,7 @@ def test_every_fig_key_is_japanese_text():
 
 
 
-@pytest.mark.parametrize("code", i18n.languages())
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_each_site_language_draws_its_own_or_the_japanese_text(code):
     with i18n.language(code):
         svg = heatmap_svg(causal_weights(), "causal")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from conftest import ROOT, run
+from conftest import LANGUAGES, ROOT, run
 
 from attention_lesson.site import i18n
 
@@ -71,7 +71,7 @@ SDPA_DIGIT = "7"
 
 # ---- where they are printed --------------------------------------------------------------------------------
 
-LANGS = sorted(p.parent.name for p in (ROOT / "docs").glob("*/strings.yml"))
+LANGS = LANGUAGES
 PAGES = {
     "averaging": "snippets/averaging.py",
     "query-key": "snippets/scoring.py",

@@ -11,10 +11,10 @@ import runpy
 import jupytext
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, build_site
+from conftest import LANGUAGES, ROOT, SNIPPETS, build_site
 
 DOCS = ROOT / "docs"
-LANGS = sorted((p.parent.name for p in DOCS.glob("*/strings.yml")), key=lambda code: code != "ja")
+LANGS = LANGUAGES
 NOTEBOOKS = sorted(p.stem for p in (DOCS / "ja" / "notebooks").glob("*.py"))
 RUNS = re.compile(r"Runner \(ja\): (\d+) blocks run")
 

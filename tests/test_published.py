@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO_URL, SITE_URL, UNTRANSLATED
+from conftest import LANGUAGES, REPO_URL, SITE_URL, UNTRANSLATED
 
 from attention_lesson.site import i18n
 
-LANGS = i18n.languages()
+LANGS = LANGUAGES
 
 
 def prefix(lang: str) -> str:

@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import LANGUAGES, ROOT
 
 from attention_lesson.site import i18n
 
-LANGS = i18n.languages()
+LANGS = LANGUAGES
 SOURCE_DOCS = ROOT / "docs" / i18n.DEFAULT_LANG
 PAGES = sorted(p.stem for p in SOURCE_DOCS.glob("*.md")
                if re.search(r'^```python [^\n]*exec="on"[^\n]*title="snippets/', p.read_text(encoding="utf-8"),

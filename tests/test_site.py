@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, build_site, run
+from conftest import LANGUAGES, ROOT, build_site, run
 from test_lesson import LESSON_AVERAGING, LESSON_CAUSAL
 
 EXEC_FENCE = re.compile(r'^```python exec="on"(?P<opts>[^\n]*)\n--8<-- "(?P<path>[^"]+)"\n```', re.M)
@@ -162,7 +162,7 @@ FIGURES = {"averaging": ["fig_avg_title"], "query-key": ["fig_scores_title"], "c
 def test_every_language_page_inlines_its_figures_as_svg_text_in_that_language(built_site, page):
     from attention_lesson.site import i18n
 
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         raw = (built_site / ("" if lang == "ja" else lang) / page / "index.html").read_text(encoding="utf-8")
         figures = re.findall(r'<figure class="lesson-figure(?: lesson-heat)?"[^>]*>\s*'
                              r'(?:<div class="lesson-heat__plot"[^>]*>\s*)?(<svg.*?</svg>)', raw, flags=re.S)
@@ -188,7 +188,7 @@ def test_the_explorer_is_drawn_from_the_listings_tensors(built_site):
             return runpy.run_path(str(ROOT / "snippets" / f"{name}.py"))
 
     scoring, exercise = run_listing("scoring"), run_listing("exercise_1")
-    for lang in i18n.languages():
+    for lang in LANGUAGES:
         raw = (built_site / ("" if lang == "ja" else lang) / "query-key" / "index.html").read_text(encoding="utf-8")
         data = json.loads(html.unescape(re.search(r'data-qk="([^"]+)"', raw)[1]))
         assert data["keys"] == scoring["k"].tolist(), lang

@@ -16,7 +16,7 @@ import re
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS
+from conftest import LANGUAGES, ROOT, SNIPPETS
 
 import attention_lesson as al
 from attention_lesson.site import i18n
@@ -60,7 +60,7 @@ def assert_matches(path, actual: str, update: bool) -> None:
 SNIPPET_FILES = sorted(p.name for p in SNIPPETS.glob("*.py") if p.name not in TIMED)
 
 
-@pytest.mark.parametrize("lang", i18n.languages())
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("name", SNIPPET_FILES)
 def test_printed_output_matches_snapshot(name, lang, update_snapshots):
     output, _ = printed(name, lang)

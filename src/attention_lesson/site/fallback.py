@@ -4,6 +4,7 @@ translation status page every language shows, generated from the translators' ch
 from __future__ import annotations
 
 import subprocess
+from html import escape
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
@@ -30,6 +31,26 @@ def add_missing_pages(files: Files, config: MkDocsConfig, lang: str) -> None:
 
 def is_fallback(page: Page) -> bool:
     return bool(getattr(page.file, "fallback", False))
+
+
+def with_banner(markdown: str, page: Page, lang: str, repo_url: str) -> str:
+    """The Japanese page with the banner under its title: the page keeps its Japanese title in the menu, the
+    footer and <title> (MkDocs takes the title from a page's first heading, so nothing goes before it)."""
+    notice = banner(page, lang, repo_url)
+    lines = markdown.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        if line.startswith("# "):
+            return "".join(lines[: number + 1]) + "\n" + notice + "".join(lines[number + 1 :])
+    return notice + markdown
+
+
+def notebook_banner(lang: str, url: str) -> str:
+    """The same notice for a notebook shown in Japanese, as HTML for a Markdown cell (the notebook page is
+    rendered by nbconvert, which knows no admonition syntax), with a link to the original notebook page."""
+    original = "../" * (url.count("/") + 1) + url
+    return (f'<div class="admonition warning"><p class="admonition-title">{escape(i18n.ui("untranslated_title", lang))}'
+            f'</p><p>{escape(i18n.ui("untranslated", lang))} <a href="{original}" hreflang="ja">'
+            f'{escape(i18n.ui("original", lang))}</a></p></div>')
 
 
 def banner(page: Page, lang: str, repo_url: str) -> str:

@@ -31,7 +31,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from attention_lesson.site import i18n, project
+from attention_lesson.site import fallback, i18n, project, translations
 from attention_lesson.site.runner import BlockError, Runner
 from attention_lesson.site.store import MAX_AGE, write_atomically
 
@@ -104,6 +104,10 @@ def execute(source: Path, runner: Runner, lang: str | None = None):
             raise NotebookError(str(error)) from None
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+    if language_of(source) != lang:  # this language has no notebook of its own yet: say so under the title
+        first = 1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0
+        banner = fallback.notebook_banner(lang, f"{FOLDER}/{source.stem}/")
+        nb.cells.insert(first, nbformat.v4.new_markdown_cell(banner))
     return _deterministic(nb)
 
 
@@ -190,6 +194,9 @@ def prepare(files: Files, config: MkDocsConfig, lang: str, runner: Runner, cache
     if not notebooks:
         return files
     for uri, source in notebooks.items():
+        drifted = translations.page_drift(lang, uri) if language_of(source) == lang else None
+        if drifted:  # a changed include in a translated notebook would run other code than the Japanese one
+            raise NotebookError(drifted)
         notebook = executed_notebook(source, lang, runner, cache)
         original = files.get_file_from_path(uri)
         if original is not None:

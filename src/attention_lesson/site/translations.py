@@ -226,11 +226,9 @@ def check(lang: str) -> Report:
             continue
         report.translated.append(page)
         src, own = docs / i18n.DEFAULT_LANG / page, docs / lang / page
-        notebook = _is_notebook(page)
-        expected = structure_lines(src.read_text(encoding="utf-8"), notebook)
-        actual = structure_lines(own.read_text(encoding="utf-8"), notebook)
-        if [item for _, item in expected] != [item for _, item in actual]:
-            report.drift.append(_drift(f"docs/{lang}/{page}", f"docs/{i18n.DEFAULT_LANG}/{page}", expected, actual))
+        drifted = page_drift(lang, page)
+        if drifted:
+            report.drift.append(drifted)
         src_time, own_time = (changes.get(p.relative_to(_root()).as_posix()) for p in (src, own))
         if lang != i18n.DEFAULT_LANG and src_time and own_time and src_time > own_time:
             report.outdated.append(page)
@@ -264,6 +262,22 @@ def check(lang: str) -> Report:
     count("comments", {c: c for c in snippet_comments()}, own_strings.get("comments") or {})
     count("literals", {t: t for t in snippet_literals()}, own_strings.get("literals") or {})
     return report
+
+
+def page_drift(lang: str, page: str) -> str | None:
+    """The one-line drift of a translated page or notebook from its Japanese source, or None. The build calls
+    it for every translated page, so that a changed fence, include or formula fails the build, not only the
+    check."""
+    docs = i18n.docs_dir()
+    src, own = docs / i18n.DEFAULT_LANG / page, docs / lang / page
+    if lang == i18n.DEFAULT_LANG or not src.is_file() or not own.is_file():
+        return None
+    notebook = _is_notebook(page)
+    expected = structure_lines(src.read_text(encoding="utf-8"), notebook)
+    actual = structure_lines(own.read_text(encoding="utf-8"), notebook)
+    if [item for _, item in expected] == [item for _, item in actual]:
+        return None
+    return _drift(f"docs/{lang}/{page}", f"docs/{i18n.DEFAULT_LANG}/{page}", expected, actual)
 
 
 def _extra(lang: str, page: str) -> str:
