@@ -19,11 +19,17 @@ SAVE = "#@save"
 
 
 def snippets_dir() -> Path:
-    """The lesson's listings: ``snippets/`` beside ``src/`` in the checkout this package is imported from."""
+    """The lesson's listings: ``snippets/`` beside ``src/`` in the checkout this package is imported from, else
+    (a package installed from a wheel) those of the project the current folder is in."""
     folder = Path(__file__).resolve().parents[2] / "snippets"
-    if not folder.is_dir():
-        raise ImportError(f"the lesson's listings are not where this package expects them: {folder}")
-    return folder
+    if folder.is_dir():
+        return folder
+    from attention_lesson.site import project  # the standard library only: no site machinery is loaded
+
+    try:
+        return project.find() / "snippets"
+    except project.ProjectNotFound as error:
+        raise ImportError(f"the lesson's listings are neither beside this package nor here: {error}") from None
 
 
 def saved(source: str, filename: str) -> dict[str, Any]:
