@@ -165,6 +165,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             i18n.check_language(lang)
         except ValueError as error:
             raise PluginError(f"LESSON_LANG (the plugin's lang): {error}") from None
+        self._check_snippets()
         problems = [p for code in i18n.languages() for p in i18n.validate(code)]
         try:
             i18n.strings(lang)
@@ -194,6 +195,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.workers = {code: Worker(config.config_file_path, code, self.cache / "builds" / f"{code}.log")
                             for code in i18n.languages() if code != project.DEFAULT_LANG}
         return config
+
+    def _check_snippets(self) -> None:
+        """A listing that does not parse stops the build in one line naming its file and line, before the check
+        of the translations reads its comments (which an unclosed bracket would stop with a traceback)."""
+        for path in sorted((self.root / "snippets").glob("*.py")):
+            try:
+                compile(path.read_bytes(), str(path), "exec")
+            except SyntaxError as error:
+                raise PluginError(f"snippets/{path.name}:{error.lineno}: {type(error).__name__}: {error.msg}") from None
 
     def _building_into(self, config: MkDocsConfig) -> None:
         """`mkdocs build` writes into a new folder beside the site and puts it in the site's place only when
@@ -268,7 +278,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page;
         put the executed notebooks in place of their sources."""
         fallback.add_missing_pages(files, config, self.lang)
-        files.append(fallback.status_file(config, self.lang, self.runner.store))
+        try:
+            files.append(fallback.status_file(config, self.lang, self.runner.store))
+        except StoreError as error:  # its table is stored: a disk full already
+            raise PluginError(f"{fallback.STATUS_PAGE}: {error.strerror}") from None
         return notebooks.prepare(files, config, self.lang, self.runner, self.cache)
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

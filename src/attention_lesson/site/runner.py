@@ -153,9 +153,17 @@ class Runner:
         return self._sessions[name]
 
     def run(self, code: str, *, session: str = "", title: str = "", lang: str | None = None) -> str:
-        """The output of one block in `lang` (default: the build's language), from the store or run now."""
-        lang = lang or self.lang
+        """The output of one block in `lang` (default: the build's language), from the store or run now. A store
+        that cannot be written (a disk filled mid-build) stops the build in one line naming the block and the
+        store's folder, whatever runs the block (a page, a notebook cell)."""
         title = self.where(title)
+        try:
+            return self._run(code, session, title, lang or self.lang)
+        except StoreError as error:
+            raise BlockError(f"{title}: {error.strerror}") from None
+
+    def _run(self, code: str, session: str, title: str, lang: str) -> str:
+        """:meth:`run`, with the block's title already naming its page."""
         if session:
             state = self._session(session)
         else:  # no session: a namespace of its own
@@ -325,8 +333,11 @@ class Runner:
         stored = self.store.get(key)
         if isinstance(stored, dict):
             return stored
-        computed = compute(self.namespace(session))
-        self.store.put(key, computed)
+        try:
+            computed = compute(self.namespace(session))
+            self.store.put(key, computed)
+        except StoreError as error:
+            raise BlockError(f"{self._page}: {error.strerror}") from None
         return computed
 
     def _refresh_modules(self) -> None:
@@ -456,10 +467,7 @@ class Fence:
 
         def run(code: str, returncode: int | None = None, session: str | None = None, id: str = "",  # noqa: A002
                 **extra) -> str:
-            try:
-                return runner.run(code, session=session or "", title=title)
-            except StoreError as error:
-                raise BlockError(f"{runner.where(title)}: {error.strerror}") from None
+            return runner.run(code, session=session or "", title=title)
 
         def shown(code: str) -> tuple[str, str]:
             check_source(code, runner.where(title))

@@ -66,7 +66,7 @@ class _Errors(logging.Handler):
 def guarded(builder: Callable[[], None], site_dir: Path) -> Callable[[], None]:
     """The server's rebuild, made to answer when it fails: MkDocs' server waits for a rebuild that succeeds
     before it answers again ("the server will appear stuck"), so a failed rebuild instead puts a page naming
-    the mistake where the pages would be (the server shows its 404.html for any missing page), and returns;
+    the mistake in the place of every page (the server shows its 404.html for any missing page), and returns;
     the browsers reload onto it, and the next save that fixes the mistake brings the pages back."""
 
     def rebuild() -> None:
@@ -79,6 +79,9 @@ def guarded(builder: Callable[[], None], site_dir: Path) -> Callable[[], None]:
             problems = [line for line in errors.lines if not line.startswith("Error reading page")]
             problems = problems or [f"{type(error).__name__}: {error}"]
             page = _problems_page("The site is not built", problems)
+            # A build that failed before MkDocs emptied the folder (in on_config: a listing that does not parse)
+            # left the last pages there, which would be served as if nothing were wrong: none is kept.
+            shutil.rmtree(site_dir, ignore_errors=True)
             site_dir.mkdir(parents=True, exist_ok=True)
             for name in ("index.html", "404.html"):
                 (site_dir / name).write_text(page, encoding="utf-8")
