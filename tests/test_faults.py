@@ -129,7 +129,8 @@ SEARCH = "search/search_index.json"
 
 
 def _untimed(text: str) -> str:
-    return re.sub(r" *\d+\.\d+", " #", re.sub(r"<svg\b.*?</svg>", "<svg/>", text, flags=re.S))
+    # a time, a ratio or an exponent, with its sign (a loaded machine can make a time shorter at a larger T)
+    return re.sub(r" *-?\d+\.\d+", " #", re.sub(r"<svg\b.*?</svg>", "<svg/>", text, flags=re.S))
 
 
 def _search_entries(site: Path) -> list[tuple[str, ...]]:

@@ -162,6 +162,10 @@ def _validated(docs: str, lang: str, stamp: tuple[int, int] | None, source: tupl
     return (*((problem, True) for problem in stopping), *((problem, False) for problem in left_behind))
 
 
+class ListingError(ValueError):
+    """A listing of snippets/ does not parse, so its comments and printed strings cannot be read."""
+
+
 @functools.lru_cache(maxsize=8)
 def _snippet_texts(stamp: tuple) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(every comment, the translatable comments, the printed Japanese strings) of snippets/, in file order."""
@@ -170,6 +174,11 @@ def _snippet_texts(stamp: tuple) -> tuple[tuple[str, ...], tuple[str, ...], tupl
     literals: dict[str, None] = {}
     for path in sorted((snippets_dir()).glob("*.py")):
         source = path.read_text(encoding="utf-8")
+        try:
+            compile(source, str(path), "exec")
+        except SyntaxError as error:  # an unclosed bracket too: its comments cannot be read, say where it is
+            raise ListingError(f"snippets/{path.name}:{error.lineno}: {type(error).__name__}: {error.msg}; the "
+                               "translations are checked against the listings once they parse") from None
         for comment in code_comments(source):
             every.setdefault(comment)
             if not comment.startswith("--8<--") and not comment.isascii():  # markers and plain ASCII notes

@@ -479,7 +479,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             c for c in i18n.languages() if c != i18n.DEFAULT_LANG]
     except ValueError as error:
         parser.exit(2, f"{parser.prog}: error: {error}; start a new one with: {parser.prog} <code> --init\n")
-    reports = [check(lang) for lang in langs]
+    try:
+        reports = [check(lang) for lang in langs]
+    except i18n.ListingError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     print("\n\n".join(format_report(r, args.all) for r in reports), flush=True)
     mistakes = [problem for r in reports for problem in r.errors]
     if mistakes:  # one line per mistake, naming the file, the line and the fix
