@@ -20,7 +20,7 @@ import watchdog.observers
 from mkdocs.config.defaults import MkDocsConfig
 
 from attention_lesson.site import i18n, project
-from attention_lesson.site.workers import Worker
+from attention_lesson.site.workers import LogLines, Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
@@ -52,17 +52,6 @@ def error_page(folder: Path, lang: str, problems: list[str]) -> None:
     (folder / "index.html").write_text(_problems_page(f"docs/{lang}/ is not built", problems), encoding="utf-8")
 
 
-class _Errors(logging.Handler):
-    """The errors MkDocs logs during one rebuild, one line each."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
 def guarded(builder: Callable[[], None], site_dir: Path) -> Callable[[], None]:
     """The server's rebuild, made to answer when it fails: MkDocs' server waits for a rebuild that succeeds
     before it answers again ("the server will appear stuck"), so a failed rebuild instead puts a page naming
@@ -70,7 +59,7 @@ def guarded(builder: Callable[[], None], site_dir: Path) -> Callable[[], None]:
     the browsers reload onto it, and the next save that fixes the mistake brings the pages back."""
 
     def rebuild() -> None:
-        errors = _Errors()
+        errors = LogLines(logging.ERROR)
         mkdocs_log = logging.getLogger("mkdocs")
         mkdocs_log.addHandler(errors)
         try:

@@ -29,11 +29,12 @@ PLUGIN = "attention-lesson"
 """The plugin's name in mkdocs.yml (its entry point)."""
 
 
-class _Problems(logging.Handler):
-    """The errors and warnings of one build, one line each (a strict build fails on a warning)."""
+class LogLines(logging.Handler):
+    """What MkDocs logs at `level` or above during one build, one line each (warnings and errors of a worker's
+    build: a strict build fails on a warning; the errors of a serve rebuild, for its error page)."""
 
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+    def __init__(self, level: int = logging.WARNING) -> None:
+        super().__init__(level)
         self.lines: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -46,7 +47,7 @@ def build_language(config_file: str, request: dict[str, Any]) -> dict[str, Any]:
     from mkdocs.config import load_config
 
     started = time.perf_counter()
-    problems = _Problems()
+    problems = LogLines()
     mkdocs_log = logging.getLogger("mkdocs")
     mkdocs_log.addHandler(problems)
     try:
