@@ -125,7 +125,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def assign(self, *, lang: str, store: str, preview: bool) -> None:
         """Build `lang` alone from the results in `store`, for a parent build (or a serve preview)."""
-        self.config["lang"], self.config["store"] = lang, store
+        self.config["lang"], self.config["store"], self.config["no_cache"] = lang, store, False
         self.role = "preview" if preview else "language"
 
     # -- events ----------------------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def _store(self) -> Store:
         """The shared store (or the one named), else one private to this build: with no cache, or when the
         shared one cannot be written (a read-only checkout, a full disk), which this build then says."""
-        if self.config.no_cache:
+        if self.config.no_cache and not self.config.store:  # a worker is given its parent's store, private or not
             return self._private(self.cache)
         store = Store(Path(self.config.store) if self.config.store else self.cache / "runs")
         try:
