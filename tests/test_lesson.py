@@ -14,27 +14,25 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_lesson_values as values
 import torch
 from conftest import ROOT, SNIPPETS, run
 
 import attention_lesson as al
 
-# Printed in the lesson (../shared/lesson/attention.ja.txt) by the course's own script.
-LESSON_AVERAGING = """\
-tensor([[1.00, 0.00, 0.00, 0.00, 0.00],
-        [0.50, 0.50, 0.00, 0.00, 0.00],
-        [0.33, 0.33, 0.33, 0.00, 0.00],
-        [0.25, 0.25, 0.25, 0.25, 0.00],
-        [0.20, 0.20, 0.20, 0.20, 0.20]])"""
-LESSON_CAUSAL = """\
-tensor([[1.00, 0.00, 0.00, 0.00, 0.00],
-        [0.96, 0.04, 0.00, 0.00, 0.00],
-        [0.24, 0.26, 0.50, 0.00, 0.00],
-        [0.09, 0.39, 0.43, 0.09, 0.00],
-        [0.02, 0.14, 0.02, 0.09, 0.73]])"""
-LESSON_SCORES = {"床": 0.1, "前": 0.0, "明": 0.9, "月": 1.0, "光": 0.8}
-LESSON_SOFTMAX = {"床": 0.12, "前": 0.11, "明": 0.26, "月": 0.29, "光": 0.23}
-LESSON_SOFTMAX_X5 = {"床": 0.01, "前": 0.0, "明": 0.3, "月": 0.5, "光": 0.18}
+# The lesson's printed values, typed once from the lesson text (test_lesson_values), in the forms this module
+# compares: the tensors as torch prints them, the dictionaries as numbers.
+
+
+def _tensor(rows: list[list[str]]) -> str:
+    return "tensor([[" + "],\n        [".join(", ".join(row) for row in rows) + "]])"
+
+
+LESSON_AVERAGING = _tensor(values.AVERAGING)
+LESSON_CAUSAL = _tensor(values.CAUSAL)
+LESSON_SCORES = {word: float(v) for word, v in values.SCORES.items()}
+LESSON_SOFTMAX = {word: float(v) for word, v in values.WEIGHTS.items()}
+LESSON_SOFTMAX_X5 = {word: float(v) for word, v in values.WEIGHTS_X5.items()}
 
 
 def printed_dicts(output: str) -> list[dict[str, float]]:
