@@ -1,13 +1,14 @@
 """A translator's or an editor's mistake gets one clear line naming their file, never a traceback.
 
-Each case breaks a throwaway copy of the project the way a person would, then runs the translators' check and
-the strict build (quiet, as CI scripts run it): the check exits 2, the build fails, and both print one line
-naming the file and the key or line, and the fix.
+Each case breaks a copy of the project the way a person would, then runs the translators' check and the strict
+build (quiet, as CI scripts run it): the check exits 2, the build fails, and both print one line naming the file
+and the key or line, and the fix. The cases share one copy, each putting back what it broke, and run both
+commands in the test's process (tests/commands.py); `mkdocs serve` runs as a process of its own.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import re
 import shutil
 import socket
@@ -16,34 +17,68 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
+import commands
 import pytest
-from conftest import STORE, run
+from conftest import STORE, copy_project
 
 
-def check(project: Path, lang: str):
-    return run([sys.executable, "-m", "attention_lesson.site.translations", lang], cwd=project, check=False)
+def check(project: Path, lang: str) -> subprocess.CompletedProcess:
+    return commands.translations(project, lang)
 
 
-def build(project: Path, site: Path, lang: str | None = None):
+def build(project: Path, site: Path, lang: str | None = None) -> subprocess.CompletedProcess:
     env = {"LESSON_LANG": lang} if lang else {}
-    return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)], cwd=project,
-               env=env, check=False)
+    return commands.mkdocs(project, "build", "--strict", "-q", "-d", str(site), env=env)
 
 
 def lines_naming(output: str, needle: str) -> list[str]:
     return [line for line in output.splitlines() if needle in line]
 
 
-@pytest.fixture
-def korean(project_copy) -> Path:
-    """A new language folder started as TRANSLATING.md says: the template of `translations ko --init` (in a copy
-    of a checkout whose own docs/ko/ is a translation in progress, that one is set aside)."""
-    shutil.rmtree(project_copy / "docs" / "ko", ignore_errors=True)
-    proc = run([sys.executable, "-m", "attention_lesson.site.translations", "ko", "--init"], cwd=project_copy)
-    assert "wrote docs/ko/strings.yml" in proc.stdout
-    return project_copy / "docs" / "ko" / "strings.yml"
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    """The module's copy of the project: a test that breaks it puts it back (see `edited`), so the next one
+    starts from the project as it is."""
+    return copy_project(tmp_path_factory.mktemp("translator-errors"))
+
+
+@contextlib.contextmanager
+def edited(path: Path, text: str) -> Iterator[Path]:
+    """`path` holding `text` while the test runs, then as it was: its old bytes, or no such file (nor the folder
+    made for it)."""
+    before = path.read_bytes() if path.exists() else None
+    made = next((folder for folder in reversed(path.parents) if not folder.exists()), None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    try:
+        yield path
+    finally:
+        if before is not None:
+            path.write_bytes(before)
+        elif made is not None:
+            shutil.rmtree(made)
+        else:
+            path.unlink()
+
+
+@pytest.fixture(scope="module")
+def template(copy) -> str:
+    """A new language's strings.yml as TRANSLATING.md starts it: the template `translations ko --init` writes (in
+    a copy of a checkout whose own docs/ko/ is a translation in progress, that one is set aside)."""
+    shutil.rmtree(copy / "docs" / "ko", ignore_errors=True)
+    proc = commands.translations(copy, "ko", "--init")
+    assert proc.returncode == 0 and "wrote docs/ko/strings.yml" in proc.stdout, proc.stdout + proc.stderr
+    text = (copy / "docs" / "ko" / "strings.yml").read_text(encoding="utf-8")
+    shutil.rmtree(copy / "docs" / "ko")  # the other tests' builds have no Korean to build
+    return text
+
+
+def korean(copy: Path, text: str) -> contextlib.AbstractContextManager[Path]:
+    """docs/ko/strings.yml of `copy` holding `text`, a translator's edit of the template, while the test runs."""
+    return edited(copy / "docs" / "ko" / "strings.yml", text)
 
 
 def translate(japanese: str, value: str, key: str | None = None):
@@ -97,29 +132,27 @@ MISTAKES = {
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
-def test_a_strings_mistake_is_one_line_from_the_check_and_the_build(korean, project_copy, tmp_path, mistake):
+def test_a_strings_mistake_is_one_line_from_the_check_and_the_build(copy, template, tmp_path, mistake):
     edit, expected = MISTAKES[mistake]
-    korean.write_text(edit(korean.read_text(encoding="utf-8")), encoding="utf-8")
+    with korean(copy, edit(template)):
+        proc = check(copy, "ko")
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stdout + proc.stderr
+        assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
 
-    proc = check(project_copy, "ko")
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stdout + proc.stderr
-    assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
-
-    proc = build(project_copy, tmp_path / "site")
+        proc = build(copy, tmp_path / "site")  # every language: one broken stops them all, before any page
     assert proc.returncode != 0
     assert "Traceback" not in proc.stdout + proc.stderr
     assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
     assert not (tmp_path / "site" / "index.html").exists()  # a broken language stops the whole build
 
 
-def test_a_translated_comment_key_names_its_own_line(korean, project_copy):
+def test_a_translated_comment_key_names_its_own_line(copy, template):
     """The line and column of the translated comment key are those of the key in the file."""
-    korean.write_text(translate("マスクなし", '"마스크 없음"', key='"마스크 없음"')(korean.read_text(encoding="utf-8")),
-                      encoding="utf-8")
-    number = next(n for n, line in enumerate(korean.read_text(encoding="utf-8").splitlines(), 1)
-                  if line.startswith('  "마스크 없음":'))
-    proc = check(project_copy, "ko")
+    text = translate("マスクなし", '"마스크 없음"', key='"마스크 없음"')(template)
+    number = next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith('  "마스크 없음":'))
+    with korean(copy, text):
+        proc = check(copy, "ko")
     assert proc.returncode == 2
     assert lines_naming(proc.stderr, f"docs/ko/strings.yml:{number}:3: comments «마스크 없음»"), proc.stderr
 
@@ -137,46 +170,48 @@ KEYS_MATCHING_NOTHING = {
 
 
 @pytest.mark.parametrize("mistake", sorted(KEYS_MATCHING_NOTHING))
-def test_a_key_that_matches_nothing_is_one_line_from_the_check(korean, project_copy, mistake):
+def test_a_key_that_matches_nothing_is_one_line_from_the_check(copy, template, mistake):
     """A Japanese key that snippets/ or docs/ja/strings.yml does not have: its text is never shown, so the check
     fails (exit 2); the build goes on (the same happens to every language when a Japanese text changes)."""
     edit, expected = KEYS_MATCHING_NOTHING[mistake]
-    korean.write_text(edit(korean.read_text(encoding="utf-8")), encoding="utf-8")
-    proc = check(project_copy, "ko")
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
-    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stdout + proc.stderr
-    assert "strings translated:" in proc.stdout  # the file is usable: counted as usual
-    assert validate(project_copy, "ko") == []
+    with korean(copy, edit(template)):
+        proc = check(copy, "ko")
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert len([line for line in proc.stderr.splitlines() if re.search(expected, line)]) == 1, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stdout + proc.stderr
+        assert "strings translated:" in proc.stdout  # the file is usable: counted as usual
+        assert validate(copy, "ko") == []
 
 
 def validate(project: Path, lang: str) -> list[str]:
-    """What the build stops on: i18n.validate, run in the copy."""
-    code = f"import json; from attention_lesson.site import i18n; print(json.dumps(i18n.validate({lang!r})))"
-    return json.loads(run([sys.executable, "-c", code], cwd=project).stdout)
+    """What the build stops on: i18n.validate, for the project in `project`."""
+    from attention_lesson.site import i18n
+    from attention_lesson.site import project as projects
+
+    with projects.building(project):
+        return i18n.validate(lang)
 
 
-def test_an_extra_page_says_whether_it_is_published(project_copy, tmp_path):
-    page = project_copy / "docs" / "en" / "glossary.md"
-    page.write_text("# Glossary\n", encoding="utf-8")
-    proc = check(project_copy, "en")
-    assert proc.returncode == 2
-    line = lines_naming(proc.stderr, "docs/en/glossary.md: extra page")
-    assert len(line) == 1 and "not in the navigation" in line[0] and "strict build fails" in line[0]
-    proc = build(project_copy, tmp_path / "site", lang="en")
-    assert proc.returncode != 0 and "glossary.md" in proc.stderr
+def test_an_extra_page_says_whether_it_is_published(copy, tmp_path):
+    with edited(copy / "docs" / "en" / "glossary.md", "# Glossary\n"):
+        proc = check(copy, "en")
+        assert proc.returncode == 2
+        line = lines_naming(proc.stderr, "docs/en/glossary.md: extra page")
+        assert len(line) == 1 and "not in the navigation" in line[0] and "strict build fails" in line[0]
+        proc = build(copy, tmp_path / "site", lang="en")
+        assert proc.returncode != 0 and "glossary.md" in proc.stderr
 
 
 @pytest.mark.parametrize("exec_option", ["yes", "no"])
-def test_a_changed_exec_line_names_the_translated_line_and_the_japanese_one(project_copy, exec_option):
-    page = project_copy / "docs" / "en" / "head.md"
+def test_a_changed_exec_line_names_the_translated_line_and_the_japanese_one(copy, exec_option):
+    page = copy / "docs" / "en" / "head.md"
     lines = page.read_text(encoding="utf-8").splitlines()
     number = next(n for n, line in enumerate(lines, 1) if 'exec="on"' in line)
-    japanese = (project_copy / "docs" / "ja" / "head.md").read_text(encoding="utf-8").splitlines()
+    japanese = (copy / "docs" / "ja" / "head.md").read_text(encoding="utf-8").splitlines()
     original = next(n for n, line in enumerate(japanese, 1) if 'exec="on"' in line)
     lines[number - 1] = lines[number - 1].replace('exec="on"', f'exec="{exec_option}"')
-    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    proc = check(project_copy, "en")
+    with edited(page, "\n".join(lines) + "\n"):
+        proc = check(copy, "en")
     assert proc.returncode == 2
     found = lines_naming(proc.stderr, f"docs/en/head.md:{number}: expected «{japanese[original - 1]}» as in "
                                       f"docs/ja/head.md:{original}; found «{lines[number - 1]}»")
@@ -184,20 +219,19 @@ def test_a_changed_exec_line_names_the_translated_line_and_the_japanese_one(proj
     assert len(proc.stderr.splitlines()) == 1
 
 
-def test_a_comment_changed_in_snippets_names_the_translations_left_behind(project_copy):
+def test_a_comment_changed_in_snippets_names_the_translations_left_behind(copy):
     """The Japanese comment changed: each language's old key no longer matches, so its pages would show the new
     Japanese comment. The check names the key's line and the comment it should now be; the build goes on."""
-    snippet = project_copy / "snippets" / "exercise_2.py"
-    snippet.write_text(snippet.read_text(encoding="utf-8").replace("# マスクなし", "# マスクをかけない"),
-                       encoding="utf-8")
-    english = (project_copy / "docs" / "en" / "strings.yml").read_text(encoding="utf-8").splitlines()
+    snippet = copy / "snippets" / "exercise_2.py"
+    english = (copy / "docs" / "en" / "strings.yml").read_text(encoding="utf-8").splitlines()
     number = next(n for n, line in enumerate(english, 1) if line.lstrip().startswith(('"マスクなし":', "マスクなし:")))
     expected = (f"docs/en/strings.yml:{number}:3: comments «マスクなし»: not a comment of snippets/ (changed or "
                 "removed there?); keys stay as the Japanese text exactly as written in snippets/; translate the "
                 "value; the nearest is «マスクをかけない»")
-    proc = check(project_copy, "en")
-    assert proc.returncode == 2 and len(lines_naming(proc.stderr, expected)) == 1, proc.stderr
-    assert validate(project_copy, "en") == []
+    with edited(snippet, snippet.read_text(encoding="utf-8").replace("# マスクなし", "# マスクをかけない")):
+        proc = check(copy, "en")
+        assert proc.returncode == 2 and len(lines_naming(proc.stderr, expected)) == 1, proc.stderr
+        assert validate(copy, "en") == []
 
 
 EDITOR_MISTAKES = {
@@ -214,13 +248,13 @@ EDITOR_MISTAKES = {
 
 
 @pytest.mark.parametrize("mistake", sorted(EDITOR_MISTAKES))
-def test_an_editors_mistake_names_the_page_and_the_block(project_copy, tmp_path, mistake):
+def test_an_editors_mistake_names_the_page_and_the_block(copy, tmp_path, mistake):
     addition, expected = EDITOR_MISTAKES[mistake]
-    page = project_copy / "docs" / "ja" / "values.md"
+    page = copy / "docs" / "ja" / "values.md"
     text = page.read_text(encoding="utf-8")
     assert len(text.splitlines()) == 12  # the fence line number in the expected message
-    page.write_text(text + "\n" + addition, encoding="utf-8")
-    proc = build(project_copy, tmp_path / "site", lang="ja")
+    with edited(page, text + "\n" + addition):
+        proc = build(copy, tmp_path / "site", lang="ja")
     assert proc.returncode != 0
     assert expected in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stdout + proc.stderr
@@ -240,10 +274,14 @@ def _get(url: str) -> tuple[int, str]:
         return error.code, ""
 
 
-def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(korean, project_copy):
+def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(template, project_copy):
     """`mkdocs serve` previews every language (the switcher works); a broken one shows its mistakes instead; an
-    edit of an English page rebuilds the English preview alone."""
-    korean.write_text(korean.read_text(encoding="utf-8").replace("labels:\n", "labels: [\n", 1), encoding="utf-8")
+    edit of an English page rebuilds the English preview alone. In a copy of its own: the server is a process of
+    its own, which the other tests' edits would rebuild."""
+    shutil.rmtree(project_copy / "docs" / "ko", ignore_errors=True)  # a checkout's translation in progress
+    korean = project_copy / "docs" / "ko" / "strings.yml"
+    korean.parent.mkdir()
+    korean.write_text(template.replace("labels:\n", "labels: [\n", 1), encoding="utf-8")
     port = _free_port()
     env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project_copy / "src"), "LESSON_STORE": str(STORE),
            "PATH": "/usr/bin:/bin"}
@@ -259,7 +297,7 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(kore
                     break
             except OSError:  # not listening yet: the first build runs before the server starts
                 pass
-            time.sleep(0.5)
+            time.sleep(0.1)
         for path in ("/values/", "/en/values/", "/zh/values/"):
             status, page = _get(base + path)
             assert status == 200, f"{path}: {status}"
