@@ -6,6 +6,8 @@ this virtual environment installed it (as a second checkout sharing the environm
 options, log levels, output and exit status are the command's own (MkDocs' `-q` and `-v` set its logger as they
 do in a process of their own); what is saved is the interpreter's start, MkDocs' plugins' and torch's imports,
 about two seconds a command. A traceback is an exception raised here, which fails the test that ran it.
+
+A module's tests can share one copy this way, each changing it only inside `edited`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import io
 import logging
 import os
+import shutil
 import subprocess
 import warnings
 from collections.abc import Callable, Iterator
@@ -73,3 +76,25 @@ def translations(project: Path, *args: str) -> subprocess.CompletedProcess:
     from attention_lesson.site import translations as command
 
     return _run_in(project, ["python", "-m", command.__name__, *args], {}, lambda: command.main(list(args)))
+
+
+@contextlib.contextmanager
+def edited(path: Path, text: str | None) -> Iterator[Path]:
+    """`path` holding `text` (None: removed) while the test runs, then as it was: its old bytes, or no such file
+    (nor the folder made for it)."""
+    before = path.read_bytes() if path.exists() else None
+    made = next((folder for folder in reversed(path.parents) if not folder.exists()), None)
+    if text is None:
+        path.unlink()
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    try:
+        yield path
+    finally:
+        if before is not None:
+            path.write_bytes(before)
+        elif made is not None:
+            shutil.rmtree(made)
+        else:
+            path.unlink()

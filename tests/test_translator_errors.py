@@ -17,7 +17,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import commands
@@ -40,28 +39,9 @@ def lines_naming(output: str, needle: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory) -> Path:
-    """The module's copy of the project: a test that breaks it puts it back (see `edited`), so the next one
+    """The module's copy of the project: a test that breaks it puts it back (see commands.edited), so the next one
     starts from the project as it is."""
     return copy_project(tmp_path_factory.mktemp("translator-errors"))
-
-
-@contextlib.contextmanager
-def edited(path: Path, text: str) -> Iterator[Path]:
-    """`path` holding `text` while the test runs, then as it was: its old bytes, or no such file (nor the folder
-    made for it)."""
-    before = path.read_bytes() if path.exists() else None
-    made = next((folder for folder in reversed(path.parents) if not folder.exists()), None)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    try:
-        yield path
-    finally:
-        if before is not None:
-            path.write_bytes(before)
-        elif made is not None:
-            shutil.rmtree(made)
-        else:
-            path.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +58,7 @@ def template(copy) -> str:
 
 def korean(copy: Path, text: str) -> contextlib.AbstractContextManager[Path]:
     """docs/ko/strings.yml of `copy` holding `text`, a translator's edit of the template, while the test runs."""
-    return edited(copy / "docs" / "ko" / "strings.yml", text)
+    return commands.edited(copy / "docs" / "ko" / "strings.yml", text)
 
 
 def translate(japanese: str, value: str, key: str | None = None):
@@ -193,7 +173,7 @@ def validate(project: Path, lang: str) -> list[str]:
 
 
 def test_an_extra_page_says_whether_it_is_published(copy, tmp_path):
-    with edited(copy / "docs" / "en" / "glossary.md", "# Glossary\n"):
+    with commands.edited(copy / "docs" / "en" / "glossary.md", "# Glossary\n"):
         proc = check(copy, "en")
         assert proc.returncode == 2
         line = lines_naming(proc.stderr, "docs/en/glossary.md: extra page")
@@ -210,7 +190,7 @@ def test_a_changed_exec_line_names_the_translated_line_and_the_japanese_one(copy
     japanese = (copy / "docs" / "ja" / "head.md").read_text(encoding="utf-8").splitlines()
     original = next(n for n, line in enumerate(japanese, 1) if 'exec="on"' in line)
     lines[number - 1] = lines[number - 1].replace('exec="on"', f'exec="{exec_option}"')
-    with edited(page, "\n".join(lines) + "\n"):
+    with commands.edited(page, "\n".join(lines) + "\n"):
         proc = check(copy, "en")
     assert proc.returncode == 2
     found = lines_naming(proc.stderr, f"docs/en/head.md:{number}: expected «{japanese[original - 1]}» as in "
@@ -228,7 +208,7 @@ def test_a_comment_changed_in_snippets_names_the_translations_left_behind(copy):
     expected = (f"docs/en/strings.yml:{number}:3: comments «マスクなし»: not a comment of snippets/ (changed or "
                 "removed there?); keys stay as the Japanese text exactly as written in snippets/; translate the "
                 "value; the nearest is «マスクをかけない»")
-    with edited(snippet, snippet.read_text(encoding="utf-8").replace("# マスクなし", "# マスクをかけない")):
+    with commands.edited(snippet, snippet.read_text(encoding="utf-8").replace("# マスクなし", "# マスクをかけない")):
         proc = check(copy, "en")
         assert proc.returncode == 2 and len(lines_naming(proc.stderr, expected)) == 1, proc.stderr
         assert validate(copy, "en") == []
@@ -253,7 +233,7 @@ def test_an_editors_mistake_names_the_page_and_the_block(copy, tmp_path, mistake
     page = copy / "docs" / "ja" / "values.md"
     text = page.read_text(encoding="utf-8")
     assert len(text.splitlines()) == 12  # the fence line number in the expected message
-    with edited(page, text + "\n" + addition):
+    with commands.edited(page, text + "\n" + addition):
         proc = build(copy, tmp_path / "site", lang="ja")
     assert proc.returncode != 0
     assert expected in proc.stderr, proc.stderr[-2000:]
