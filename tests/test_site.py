@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextvars
 import html
+import os
 import re
-import sys
+import subprocess
 from pathlib import Path
+from unittest import mock
 
+import commands
 import pytest
-from conftest import LANGUAGES, ROOT, build_site, run
+from conftest import LANGUAGES, ROOT, STORE, build_site, copy_project
 from test_lesson import LESSON_AVERAGING, LESSON_CAUSAL
 
 EXEC_FENCE = re.compile(r'^```python exec="on"(?P<opts>[^\n]*)\n--8<-- "(?P<path>[^"]+)"\n```', re.M)
@@ -18,6 +22,17 @@ def page_text(site: Path, page: str) -> str:
     """The visible text of a built page (tags stripped, entities decoded)."""
     raw = (site / page / "index.html").read_text(encoding="utf-8")
     return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    """The module's copy of the project to break: each test puts back what it broke (commands.edited)."""
+    return copy_project(tmp_path_factory.mktemp("site"))
+
+
+def build_ja(project: Path, site: Path, *flags: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict <flags>` of the Japanese pages, where the faults below show, in this process."""
+    return commands.mkdocs(project, "build", "--strict", *flags, "-d", str(site), env={"LESSON_LANG": "ja"})
 
 
 def test_site_root_is_the_japanese_lesson(built_site):
@@ -75,13 +90,12 @@ def test_every_listing_runs_the_snippet_it_shows_and_names_it():
 
 
 @pytest.mark.parametrize("flags", [[], ["-q"]], ids=["default", "quiet"])
-def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp_path, flags):
+def test_a_snippet_that_raises_fails_the_build_naming_the_file(copy, tmp_path, flags):
     """At every log level: the failure is an exception, not a warning that -q would hide."""
-    snippet = project_copy / "snippets" / "scoring.py"
-    snippet.write_text(snippet.read_text(encoding="utf-8") + "\nraise RuntimeError('broken on purpose')\n")
-    line = len(snippet.read_text(encoding="utf-8").splitlines())  # the file's own line, section markers counted
-    proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(tmp_path / "site")],
-               cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
+    snippet = copy / "snippets" / "scoring.py"
+    with commands.edited(snippet, snippet.read_text(encoding="utf-8") + "\nraise RuntimeError('broken on purpose')\n"):
+        line = len(snippet.read_text(encoding="utf-8").splitlines())  # the file's own line, section markers counted
+        proc = build_ja(copy, tmp_path / "site", *flags)
     assert proc.returncode != 0
     expected = f"docs/ja/query-key.md: snippets/scoring.py:{line}: RuntimeError: broken on purpose"
     assert expected in proc.stderr, proc.stderr[-2000:]
@@ -90,19 +104,18 @@ def test_a_snippet_that_raises_fails_the_build_naming_the_file(project_copy, tmp
         assert "broken on purpose" not in page.read_text(encoding="utf-8"), page
 
 
-def test_a_missing_snippet_file_fails_the_build_naming_it(project_copy, tmp_path):
-    (project_copy / "snippets" / "causal_mask.py").unlink()
-    proc = build_site(project_copy, tmp_path / "site", check=False)
+def test_a_missing_snippet_file_fails_the_build_naming_it(copy, tmp_path):
+    with commands.edited(copy / "snippets" / "causal_mask.py", None):
+        proc = build_site(copy, tmp_path / "site", env={"LESSON_LANG": "ja"}, check=False)
     assert proc.returncode != 0
     assert "snippets/causal_mask.py" in proc.stderr
 
 
 @pytest.mark.parametrize("flags", [[], ["-q"]], ids=["default", "quiet"])
-def test_a_broken_link_fails_the_build_naming_the_page(project_copy, tmp_path, flags):
-    page = project_copy / "docs" / "ja" / "values.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\n[次へ](no-such-page.md)\n", encoding="utf-8")
-    proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(tmp_path / "site")],
-               cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
+def test_a_broken_link_fails_the_build_naming_the_page(copy, tmp_path, flags):
+    page = copy / "docs" / "ja" / "values.md"
+    with commands.edited(page, page.read_text(encoding="utf-8") + "\n[次へ](no-such-page.md)\n"):
+        proc = build_ja(copy, tmp_path / "site", *flags)
     assert proc.returncode != 0
     assert "values.md" in proc.stderr and "no-such-page.md" in proc.stderr
 
@@ -121,32 +134,29 @@ def test_serve_watches_snippets_and_package_sources():
     assert {ROOT / "snippets", ROOT / "src"} <= watched
 
 
-def test_exec_state_does_not_leak_between_builds(project_copy, tmp_path):
-    """A page that uses a name it never defines fails on the second build of one process too (as in serve)."""
-    page = project_copy / "docs" / "ja" / "values.md"
+def test_exec_state_does_not_leak_between_builds(copy, tmp_path, caplog):
+    """A page that uses a name it never defines fails on the second build of one process too (as in serve, each
+    build of a configuration loaded again): the two builds run in this process, in one context."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    page = copy / "docs" / "ja" / "values.md"
     original = page.read_text(encoding="utf-8")
     defines = '\n```python exec="on" session="leak"\nsecret = 42\n```\n'
     uses = '\n```python exec="on" session="leak"\nprint(secret)\n```\n'
-    script = f"""
-import logging
-import sys
-logging.basicConfig(level=logging.WARNING)
-from pathlib import Path
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
-from mkdocs.exceptions import Abort
-page = Path({str(page)!r})
-page.write_text({original!r} + {defines!r} + {uses!r}, encoding="utf-8")
-build(load_config("mkdocs.yml", strict=True, site_dir={str(tmp_path / "a")!r}))
-page.write_text({original!r} + {uses!r}, encoding="utf-8")
-try:
-    build(load_config("mkdocs.yml", strict=True, site_dir={str(tmp_path / "b")!r}))
-except Abort:
-    sys.exit(3)
-"""
-    proc = run([sys.executable, "-c", script], cwd=project_copy, env={"LESSON_LANG": "ja"}, check=False)
-    assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "name 'secret' is not defined" in proc.stderr
+
+    def build_with(text: str, site: str) -> None:
+        with commands.edited(page, text):
+            build(load_config(str(copy / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / site)))
+
+    env = {**dict.fromkeys(commands.VARIABLES, ""), "LESSON_LANG": "ja", "LESSON_STORE": str(STORE)}
+    context = contextvars.copy_context()  # what the builds set there (their project, language) stays there
+    with mock.patch.dict(os.environ, env):
+        context.run(build_with, original + defines + uses, "a")
+        with pytest.raises(Abort):
+            context.run(build_with, original + uses, "b")
+    assert "name 'secret' is not defined" in caplog.text
 
 
 def test_headings_keep_japanese_slugs(built_site):
@@ -198,17 +208,18 @@ def test_the_explorer_is_drawn_from_the_listings_tensors(built_site):
         assert 1.0 in data["scales"] and 5.0 in data["scales"], lang
 
 
-def test_a_second_checkout_sharing_the_virtual_environment_builds_its_own_files(project_copy, tmp_path):
+def test_a_second_checkout_sharing_the_virtual_environment_builds_its_own_files(copy, tmp_path):
     """A git worktree, or a CI that installs the package once: the copy's build, with the package as this
-    virtual environment installed it (no src/ of the copy's on the path), publishes the copy's pages and runs
-    the copy's snippets."""
-    page = project_copy / "docs" / "ja" / "values.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\n二つ目のチェックアウトにだけある一文。\n", encoding="utf-8")
-    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")]
-    run(build, cwd=project_copy, env={"LESSON_LANG": "ja"}, own_src=False)
-    assert "二つ目のチェックアウトにだけある一文。" in (tmp_path / "site" / "values" / "index.html").read_text("utf-8")
+    virtual environment installed it (this process's: no src/ of the copy's on the path), in the copy's folder,
+    publishes the copy's pages and runs the copy's snippets."""
+    page = copy / "docs" / "ja" / "values.md"
+    with commands.edited(page, page.read_text(encoding="utf-8") + "\n二つ目のチェックアウトにだけある一文。\n"):
+        proc = build_ja(copy, tmp_path / "site", "-q")
+        assert proc.returncode == 0, proc.stderr
+        values = (tmp_path / "site" / "values" / "index.html").read_text("utf-8")
+        assert "二つ目のチェックアウトにだけある一文。" in values
 
-    snippet = project_copy / "snippets" / "causal_mask.py"
-    snippet.write_text(snippet.read_text(encoding="utf-8") + "raise RuntimeError('only in the copy')\n")
-    proc = run(build, cwd=project_copy, env={"LESSON_LANG": "ja"}, own_src=False, check=False)
+        snippet = copy / "snippets" / "causal_mask.py"
+        with commands.edited(snippet, snippet.read_text(encoding="utf-8") + "raise RuntimeError('only in the copy')\n"):
+            proc = build_ja(copy, tmp_path / "site", "-q")
     assert proc.returncode != 0 and "snippets/causal_mask.py:" in proc.stderr and "only in the copy" in proc.stderr
