@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 
+import commands
 from conftest import run
 
 
@@ -19,12 +20,10 @@ def _cost_table(site) -> str:
 
 
 def test_editing_the_machinery_runs_no_listing_again(project_copy, tmp_path):
-    def build(site: str) -> str:
-        proc = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(tmp_path / site)],
-                   cwd=project_copy, env={"LESSON_LANG": "ja"})  # the copy's own code, as edited
-        return proc.stderr
-
-    build("before")
+    build = ["build", "--strict", "-v", "-d"]
+    # Before the edit the copy's code is this process's package: built here, without a process's start.
+    proc = commands.mkdocs(project_copy, *build, str(tmp_path / "before"), env={"LESSON_LANG": "ja"})
+    assert proc.returncode == 0, proc.stderr
     machinery = project_copy / "src" / "attention_lesson" / "site"
     figures = machinery / "figures.py"
     assert 'BLUE = "#3b82f6"' in figures.read_text(encoding="utf-8")
@@ -33,7 +32,8 @@ def test_editing_the_machinery_runs_no_listing_again(project_copy, tmp_path):
     for module in ("plugin.py", "translations.py"):
         path = machinery / module
         path.write_text(path.read_text(encoding="utf-8") + "\n# an edit of the machinery\n", encoding="utf-8")
-    log = build("after")
+    log = run([sys.executable, "-m", "mkdocs", *build, str(tmp_path / "after")], cwd=project_copy,
+              env={"LESSON_LANG": "ja"}).stderr  # the copy's own code, as edited: a process of its own
 
     ran = re.findall(r"Ran (docs/\S+: \S+(?: snippets/\S+)?)", log)
     assert ran and all(": figure: " in block for block in ran), f"not only figures ran again: {ran}"
