@@ -3,8 +3,8 @@ written or fills up, an editor's mistake under `mkdocs build` and `mkdocs serve`
 
 What a user sees then: one clear line, never a traceback, a hang or a page that mixes two runs; nothing of an
 interrupted block in the store; and the site published last stays whole until a build succeeds. Every case
-has a store of its own (empty at first, so the code really runs), one copy of the project serves them all, and
-all but the concurrent builds build Japanese alone, which runs every listing.
+has a store of its own (empty at first, so the code really runs), one slim copy of the project serves them all
+(the pages the faults need, two languages), and all but the concurrent builds build Japanese alone.
 """
 
 from __future__ import annotations
@@ -35,10 +35,36 @@ TRACEBACK = "Traceback (most recent call last)"
 LAST_SITE = "<!doctype html><title>the site published last</title>\n"
 
 
+PAGES = ["index.md", "averaging.md", "query-key.md", "cost.md", "translation-status.md"]
+"""The pages the faults need: averaging.py and scoring.py to break, the cost page whose measurement is
+interrupted and shared, and the status page every language shares (the last page a build renders)."""
+LANGUAGES = ["ja", "en"]
+"""Two languages show whether every language shows one run."""
+
+
+def _slim(project: Path) -> Path:
+    """The copy cut down to PAGES (the others excluded, so links to them stay valid), LANGUAGES and no
+    notebooks: each cold build here runs a third of the site's code, and every fault still has its page."""
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    nav = re.search(r"^nav:\n((?:  .*\n|\n)*)", text, flags=re.M)
+    assert nav, "mkdocs.yml has no nav"
+    excluded = sorted(p.name for p in (project / "docs" / "ja").glob("*.md") if p.name not in PAGES)
+    text = (text[:nav.start(1)] + "".join(f"  - {page}\n" for page in PAGES) + "\n" + text[nav.end(1):])
+    text = text.replace("exclude_docs: |\n", "exclude_docs: |\n" + "".join(f"  {name}\n" for name in excluded))
+    config.write_text(text, encoding="utf-8")
+    for folder in (p for p in (project / "docs").iterdir() if p.is_dir()):
+        if folder.name not in LANGUAGES:
+            shutil.rmtree(folder)
+        else:
+            shutil.rmtree(folder / "notebooks", ignore_errors=True)
+    return project
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    """One copy of the project for the whole module: a case that edits it puts it back."""
-    return copy_project(tmp_path_factory.mktemp("faults"))
+    """One slim copy of the project (see _slim) for the whole module: a case that edits it puts it back."""
+    return _slim(copy_project(tmp_path_factory.mktemp("faults")))
 
 
 def _env(project: Path, store: Path, lang: str | None = "ja") -> dict[str, str]:
