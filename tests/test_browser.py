@@ -13,6 +13,7 @@ skips it anywhere: the workflow's macOS and Windows runs set it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import http.server
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from conftest import LANGUAGES
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"))  # the GitHub workflow sets Chrome
 CHROMIUM_ARGS = [
@@ -182,6 +184,7 @@ class Visit:
     html_lang: str | None = None
     switcher: list[tuple[str | None, str]] = field(default_factory=list)  # (hreflang, absolute href)
     boxes: list[tuple[str, float, float]] = field(default_factory=list)  # tables and figures
+    maths: list[tuple[float, float]] = field(default_factory=list)  # the article's <math> elements (width, height)
     text: str = ""
 
     @property
@@ -195,7 +198,47 @@ def record_errors(page: Page, visit: Visit) -> None:
     page.on("request", lambda request: visit.requests.append(request.url))
 
 
-TABS = 4  # pages loading side by side: most of a visit is waiting on the network or the other core
+TABS = 3
+"""Pages loading side by side: a page is mostly work for the other core (its scripts, the search worker's
+index), so on two cores a third tab keeps both busy and a fourth only makes each page wait longer."""
+
+SEARCH_READY = """() => {
+    const meta = document.querySelector(".md-search-result__meta");
+    const { translations } = JSON.parse(document.getElementById("__config").textContent);
+    return !meta || meta.textContent.trim() === translations["search.result.placeholder"];
+}"""
+"""Material's search is ready: its worker has loaded the language's index and scripts and the search box's
+message has turned from "initializing" to the placeholder. (No search box at all: nothing to wait for; the
+index a page did not request is test_no_third_party_requests' failure.)"""
+
+
+def record_visit(page: Page, visit: Visit) -> None:
+    """What a page did once it has finished loading: its load event (every resource of the document) and its
+    search worker's requests (see SEARCH_READY), then what it shows. Those two are all the requests a page
+    makes by itself, and waiting for them is what networkidle did, without its half second of quiet."""
+    page.wait_for_load_state("load")
+    try:
+        page.wait_for_function(SEARCH_READY, polling=50)
+    except PlaywrightTimeoutError:
+        visit.page_errors.append("the search never got ready (its message still says it is initializing)")
+    visit.html_lang = page.get_attribute("html", "lang")
+    visit.switcher = page.eval_on_selector_all(
+        "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"
+    )
+    visit.boxes = page.eval_on_selector_all(
+        "article table, .lesson-figure svg",
+        """els => els.map(e => {
+            const r = e.getBoundingClientRect();
+            const hidden = getComputedStyle(e).visibility === 'hidden';
+            return [e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''),
+                    hidden ? 0 : r.width, hidden ? 0 : r.height];
+        })""",
+    )
+    visit.maths = page.eval_on_selector_all("article math", """els => els.map(e => {
+        const r = e.getBoundingClientRect();
+        return [r.width, r.height];
+    })""")
+    visit.text = page.inner_text("body")
 
 
 @pytest.fixture(scope="session")
@@ -203,43 +246,35 @@ def visits(context: BrowserContext, site_url: str, built_site: Path, languages: 
     """Open every page of every language once and record what happened.
 
     A few tabs load pages side by side, each tab reused from page to page (a new tab per page costs a
-    renderer process each time: half again the CPU on this 2-core machine). A tab's listeners record into
-    the visit it is on.
+    renderer process each time: half again the CPU on this 2-core machine), in turn: a tab that is done
+    starts its next page while the others finish theirs. A tab's listeners record into the visit it is on.
     """
     todo = [Visit(lang, path, site_url + prefix(lang) + path)
             for lang in languages for path in discover_pages(built_site, lang, languages)]
-    tabs: list[tuple[Page, dict[str, Visit]]] = []
+    waiting = iter(todo)
+    turns: collections.deque[tuple[Page, dict[str, Visit]]] = collections.deque()
+
+    def load_next(page: Page, slot: dict[str, Visit]) -> None:
+        visit = next(waiting, None)
+        if visit is None:
+            page.close()
+            return
+        slot["v"] = visit
+        response = page.goto(visit.url, wait_until="commit")
+        visit.status = response.status if response else None
+        turns.append((page, slot))
+
     for _ in range(min(TABS, len(todo))):
         page, slot = context.new_page(), {}
         page.on("console", lambda msg, slot=slot: slot["v"].console_errors.append(msg.text)
                 if msg.type == "error" else None)
         page.on("pageerror", lambda error, slot=slot: slot["v"].page_errors.append(str(error)))
         page.on("request", lambda request, slot=slot: slot["v"].requests.append(request.url))
-        tabs.append((page, slot))
-    for start in range(0, len(todo), len(tabs)):
-        batch = list(zip(tabs, todo[start:start + len(tabs)], strict=False))
-        for (page, slot), visit in batch:
-            slot["v"] = visit
-            response = page.goto(visit.url, wait_until="commit")
-            visit.status = response.status if response else None
-        for (page, _), visit in batch:
-            page.wait_for_load_state("networkidle")  # the search worker's requests included
-            visit.html_lang = page.get_attribute("html", "lang")
-            visit.switcher = page.eval_on_selector_all(
-                "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"
-            )
-            visit.boxes = page.eval_on_selector_all(
-                "article table, .lesson-figure svg",
-                """els => els.map(e => {
-                    const r = e.getBoundingClientRect();
-                    const hidden = getComputedStyle(e).visibility === 'hidden';
-                    return [e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''),
-                            hidden ? 0 : r.width, hidden ? 0 : r.height];
-                })""",
-            )
-            visit.text = page.inner_text("body")
-    for page, _ in tabs:
-        page.close()
+        load_next(page, slot)
+    while turns:
+        page, slot = turns.popleft()
+        record_visit(page, slot["v"])
+        load_next(page, slot)
     return todo
 
 
@@ -336,15 +371,16 @@ def page(_tab: tuple[Page, list[str]]) -> Iterator[Page]:
     assert not errors, f"page errors: {errors}"
 
 
-def test_formula_is_mathml(page: Page, site_url: str, languages: list[str]) -> None:
-    for lang in languages:
-        page.goto(f"{site_url}{prefix(lang)}head/")
-        math = page.locator("article math")
-        assert math.count() >= 1, f"/{prefix(lang)}head/: no <math> element"
-        box = math.first.bounding_box()
-        assert box and box["width"] > 0 and box["height"] > 0, f"/{prefix(lang)}head/: <math> box {box}"
-        text = page.inner_text("article")
-        assert not RAW_TEX.search(text), f"/{prefix(lang)}head/: raw TeX on screen: {RAW_TEX.findall(text)}"
+def test_formula_is_mathml(visits: list[Visit], languages: list[str]) -> None:
+    """The head page's formula is MathML on screen in every language, not TeX (its page as visits() saw it:
+    a tab of its own would load the page again for the same three facts)."""
+    heads = {v.lang: v for v in visits if v.path == "head/"}
+    assert sorted(heads) == sorted(languages)
+    for lang, v in heads.items():
+        assert v.maths, f"/{prefix(lang)}head/: no <math> element"
+        width, height = v.maths[0]
+        assert width > 0 and height > 0, f"/{prefix(lang)}head/: <math> box {width}×{height}"
+        assert not RAW_TEX.search(v.text), f"/{prefix(lang)}head/: raw TeX on screen: {RAW_TEX.findall(v.text)}"
 
 
 def test_quiz_answers_open_on_click(page: Page, site_url: str, languages: list[str]) -> None:
