@@ -159,7 +159,7 @@ def reader_python() -> Path:
 
 # A reader's Python runs each piece of code it is given (a JSON file: a list of sources) in a fresh namespace,
 # with torch's global state (printing options, random generator, grad mode, default dtype) reset to what a new
-# interpreter has, and prints each one's output as a JSON line. One process per language instead of one per
+# interpreter has, and prints each one's output as a JSON line. One process for all of them instead of one per
 # listing: `import torch` is most of a short listing's time.
 READER = """
 import contextlib, io, json, sys, traceback
@@ -238,17 +238,22 @@ CELL_MARKER = "print('\\x00cell')\n"  # between a notebook's cells, to split its
 @pytest.fixture(scope="module")
 def reader_runs(built_site: Path, reader_python: Path,
                 tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], dict]:
-    """Every listing and notebook, as a reader runs it: one process per language. A notebook runs top to bottom
-    in one namespace, as Jupyter runs it."""
-    work = {lang: [(page, listing(built_site, lang, page)[0]) for page in PAGES]
-            + [(name, CELL_MARKER.join(code + "\n" for code in notebook_cells(built_site, lang, name)[0]))
-               for name in NOTEBOOKS]
-            for lang in LANGS}
-    results = {lang: run_as_reader(reader_python, [code for _, code in work[lang]],
-                                   tmp_path_factory.mktemp(f"reader-{lang}"))
-               for lang in LANGS}
-    return {(lang, what): result for lang in LANGS for (what, _), result in zip(work[lang], results[lang],
-                                                                                strict=True)}
+    """Every listing and notebook of every language, as a reader runs it, in one reader's process (each in a
+    fresh namespace, torch's state reset: see READER). A notebook runs top to bottom in one namespace, as
+    Jupyter runs it. One process for all the languages rather than one each: another language's copies are
+    to the process just more sources after the first language's, isolated from each other as a language's own
+    are, and the interpreter and torch start once instead of three times (a third of the CPU this fixture
+    took). The processes side by side cost more CPU still: torch's start and the timed listings keep both
+    cores busy, they do not wait."""
+    def copies(lang: str) -> list[tuple[tuple[str, str], str]]:
+        """A language's listings, then its notebooks (the cells joined, a marker between them)."""
+        notebooks = [((lang, name), CELL_MARKER.join(code + "\n" for code in notebook_cells(built_site, lang, name)[0]))
+                     for name in NOTEBOOKS]
+        return [((lang, page), listing(built_site, lang, page)[0]) for page in PAGES] + notebooks
+
+    work = [item for lang in LANGS for item in copies(lang)]
+    results = run_as_reader(reader_python, [code for _, code in work], tmp_path_factory.mktemp("reader"))
+    return {what: result for (what, _), result in zip(work, results, strict=True)}
 
 
 @pytest.mark.parametrize(("lang", "page"), CASES)
