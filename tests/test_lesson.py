@@ -6,6 +6,7 @@ tests; that each listing also runs on its own, as copied, is tests/test_reader_c
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import inspect
 import math
 import re
@@ -47,8 +48,9 @@ def table_rows(output: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def lesson() -> str:
-    """What `python snippets/attention.py` prints: every section, each under its `== N. ` heading."""
-    return run([sys.executable, "snippets/attention.py"]).stdout
+    """What `python snippets/attention.py` prints: every section, each under its `== N. ` heading (the run
+    test_lesson_values checks the printed values of, if it has run in this process already)."""
+    return values.terminal_output(())
 
 
 def section(output: str, number: int) -> str:
@@ -123,10 +125,12 @@ def test_whole_lesson_runs_from_a_terminal_with_the_lessons_headings(lesson):
 
 
 def test_section_flag_runs_one_section_and_module_entry_point_matches():
-    out = run([sys.executable, "snippets/attention.py", "--section", "2"]).stdout
+    commands = (["snippets/attention.py", "--section", "2"], ["-m", "attention_lesson", "--section", "2"])
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:  # side by side: each is mostly torch starting
+        out, module_out = pool.map(lambda args: run([sys.executable, *args]).stdout, commands)
     assert re.findall(r"^== (\d)\.", out, flags=re.M) == ["2"]
     assert printed_dicts(out) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
-    assert run([sys.executable, "-m", "attention_lesson", "--section", "2"]).stdout == out
+    assert module_out == out
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,10 @@ not checked here.
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -241,18 +244,24 @@ def sections(output: str) -> dict[int, str]:
 Terminal = Callable[[str], dict[int, str]]
 
 
+@functools.cache
+def terminal_output(args: tuple[str, ...]) -> str:
+    """What `python snippets/attention.py ARGS` prints, run once per test process: tests/test_lesson.py reads the
+    same run of the plain command when it shares this module's process."""
+    return run([sys.executable, "snippets/attention.py", *args], cwd=ROOT).stdout
+
+
 @pytest.fixture(scope="module")
 def terminal() -> Terminal:
-    """The lesson as a reader runs it in a terminal, once per language, by section."""
-    outputs: dict[str, dict[int, str]] = {}
+    """The lesson as a reader runs it in a terminal, once per language, by section. The runs go side by side:
+    each is mostly the interpreter and torch starting, on one core, so two at a time take half as long for the
+    same CPU."""
+    def args(lang: str) -> tuple[str, ...]:
+        return () if lang == "default" else ("--lang", lang)
 
-    def output(lang: str) -> dict[int, str]:
-        if lang not in outputs:
-            args = [] if lang == "default" else ["--lang", lang]
-            outputs[lang] = sections(run([sys.executable, "snippets/attention.py", *args], cwd=ROOT).stdout)
-        return outputs[lang]
-
-    return output
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        outputs = dict(zip(RUNS, pool.map(lambda lang: sections(terminal_output(args(lang))), RUNS), strict=True))
+    return outputs.__getitem__
 
 
 # ---- the tests ---------------------------------------------------------------------------------------------
