@@ -489,16 +489,20 @@ def printed() -> dict[str, list[dict[str, float]]]:
     """What snippets/scoring.py and snippets/exercise_1.py print, run as a reader runs them: each line's
     {character: value} (scores, weights, weights of the scores ×5), Python's round(v, 2)."""
     import ast
+    import concurrent.futures
     import sys
 
     from conftest import ROOT, run
 
-    lines = {}
-    for name in ("scoring", "exercise_1"):
+    def dicts(name: str) -> list[dict[str, float]]:
         out = run([sys.executable, f"snippets/{name}.py"], cwd=ROOT).stdout
-        lines[name] = [ast.literal_eval(line[line.index("{"):]) for line in out.splitlines() if "{" in line]
-        assert len(lines[name]) == 3, out
-    return lines
+        found = [ast.literal_eval(line[line.index("{"):]) for line in out.splitlines() if "{" in line]
+        assert len(found) == 3, out
+        return found
+
+    names = ("scoring", "exercise_1")
+    with concurrent.futures.ThreadPoolExecutor(len(names)) as pool:  # side by side: each is mostly torch starting
+        return dict(zip(names, pool.map(dicts, names), strict=True))
 
 
 def explorer(page: Page) -> dict:
