@@ -234,6 +234,21 @@ def notebook_cells(site: Path, lang: str, name: str) -> tuple[list[str], list[st
 
 CELL_MARKER = "print('\\x00cell')\n"  # between a notebook's cells, to split its output back into cells
 
+PROBE = """
+import importlib, json, sys
+found = {}
+for name in ("attention_lesson", "mkdocs", "torch"):
+    try:
+        module = importlib.import_module(name)
+        found[name] = str(getattr(module, "__version__", "imported"))
+    except ModuleNotFoundError as error:
+        found[name] = "ModuleNotFoundError: " + str(error)
+print(json.dumps({"found": found, "path": sys.path, "isolated": sys.flags.isolated}))
+"""
+"""What the reader's interpreter can import and where it looks: the first source reader_runs gives it, so it
+sees the process as the listings find it, without an interpreter and a torch started for it alone."""
+PROBE_KEY = ("", "probe")
+
 
 @pytest.fixture(scope="module")
 def reader_runs(built_site: Path, reader_python: Path,
@@ -251,7 +266,7 @@ def reader_runs(built_site: Path, reader_python: Path,
                      for name in NOTEBOOKS]
         return [((lang, page), listing(built_site, lang, page)[0]) for page in PAGES] + notebooks
 
-    work = [item for lang in LANGS for item in copies(lang)]
+    work = [(PROBE_KEY, PROBE), *(item for lang in LANGS for item in copies(lang))]
     results = run_as_reader(reader_python, [code for _, code in work], tmp_path_factory.mktemp("reader"))
     return {what: result for (what, _), result in zip(work, results, strict=True)}
 
@@ -290,23 +305,13 @@ def test_notebook_runs_top_to_bottom_with_torch_only(built_site: Path, reader_ru
         assert got == want, f"{lang}/{name}: the notebook shows {want!r}, a reader's run prints {got!r}"
 
 
-def test_the_readers_python_has_torch_and_nothing_of_the_project(reader_python: Path, tmp_path: Path) -> None:
+def test_the_readers_python_has_torch_and_nothing_of_the_project(reader_runs: dict) -> None:
     """The reader's Python is not the project's: the lesson's package and MkDocs are not importable in it, its
-    path has nothing of the checkout, and its torch is the pinned one."""
-    probe = """
-import importlib, json, sys
-found = {}
-for name in ("attention_lesson", "mkdocs", "torch"):
-    try:
-        module = importlib.import_module(name)
-        found[name] = str(getattr(module, "__version__", "imported"))
-    except ModuleNotFoundError as error:
-        found[name] = "ModuleNotFoundError: " + str(error)
-print(json.dumps({"found": found, "path": sys.path, "isolated": sys.flags.isolated}))
-"""
-    proc = run_reader_python(reader_python, ["-c", probe], tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    path has nothing of the checkout, and its torch is the pinned one (PROBE, in the process that runs the
+    listings, before them)."""
+    run = reader_runs[PROBE_KEY]
+    assert run["ok"], run["error"]
+    report = json.loads(run["printed"])
     found = report["found"]
     assert found["attention_lesson"].startswith("ModuleNotFoundError"), found
     assert found["mkdocs"].startswith("ModuleNotFoundError"), found
