@@ -199,28 +199,37 @@ def record_errors(page: Page, visit: Visit) -> None:
 
 
 TABS = 3
-"""Pages loading side by side: a page is mostly work for the other core (its scripts, the search worker's
-index), so on two cores a third tab keeps both busy and a fourth only makes each page wait longer."""
+"""Pages loading side by side. A page load is mostly CPU (its scripts, the search worker's index): on two
+cores three tabs keep both busy while this process reads one of them; more do not load any faster."""
 
 SEARCH_READY = """() => {
     const meta = document.querySelector(".md-search-result__meta");
-    const { translations } = JSON.parse(document.getElementById("__config").textContent);
-    return !meta || meta.textContent.trim() === translations["search.result.placeholder"];
+    const config = document.getElementById("__config");
+    if (!meta || !config) return true;
+    return meta.textContent.trim() === JSON.parse(config.textContent).translations["search.result.placeholder"];
 }"""
 """Material's search is ready: its worker has loaded the language's index and scripts and the search box's
 message has turned from "initializing" to the placeholder. (No search box at all: nothing to wait for; the
 index a page did not request is test_no_third_party_requests' failure.)"""
 
 
-def record_visit(page: Page, visit: Visit) -> None:
+SEARCH_PATIENCE, SEARCH_PATIENCE_ONCE_BROKEN = 10_000, 1_000
+"""How long a visit waits for the search to be ready (ms); once a page's never was, the search is most likely
+broken everywhere, and the other pages wait a second each, to say so soon."""
+
+
+def record_visit(page: Page, visit: Visit, patience: float) -> bool:
     """What a page did once it has finished loading: its load event (every resource of the document) and its
     search worker's requests (see SEARCH_READY), then what it shows. Those two are all the requests a page
-    makes by itself, and waiting for them is what networkidle did, without its half second of quiet."""
+    makes by itself, and waiting for them is what networkidle did, without its half second of quiet. False:
+    the search was not ready within `patience` ms (a page error of the visit)."""
     page.wait_for_load_state("load")
     try:
-        page.wait_for_function(SEARCH_READY, polling=50)
+        page.wait_for_function(SEARCH_READY, polling=50, timeout=patience)
+        ready = True
     except PlaywrightTimeoutError:
-        visit.page_errors.append("the search never got ready (its message still says it is initializing)")
+        visit.page_errors.append(f"the search was not ready after {patience / 1000:g} s (still initializing)")
+        ready = False
     visit.html_lang = page.get_attribute("html", "lang")
     visit.switcher = page.eval_on_selector_all(
         "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"
@@ -239,6 +248,7 @@ def record_visit(page: Page, visit: Visit) -> None:
         return [r.width, r.height];
     })""")
     visit.text = page.inner_text("body")
+    return ready
 
 
 @pytest.fixture(scope="session")
@@ -271,9 +281,11 @@ def visits(context: BrowserContext, site_url: str, built_site: Path, languages: 
         page.on("pageerror", lambda error, slot=slot: slot["v"].page_errors.append(str(error)))
         page.on("request", lambda request, slot=slot: slot["v"].requests.append(request.url))
         load_next(page, slot)
+    patience = SEARCH_PATIENCE
     while turns:
         page, slot = turns.popleft()
-        record_visit(page, slot["v"])
+        if not record_visit(page, slot["v"], patience):
+            patience = SEARCH_PATIENCE_ONCE_BROKEN
         load_next(page, slot)
     return todo
 
