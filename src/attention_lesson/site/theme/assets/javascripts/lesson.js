@@ -75,7 +75,8 @@
     const draw = () => {
       const scale = scales[Number(input.value)];
       // The scores as torch computes k @ q in float32; the softmax in double then matches torch's float32 to
-      // the two decimals shown, on every point of the grid at every multiplier (tests/test_browser.py).
+      // the two decimals shown, on every point of the grid at every multiplier (all 11,025 states compared
+      // once; tests/test_browser.py reads every score and a planned third of the weights on each run).
       const qx = f32(q[0]);
       const qy = f32(q[1]);
       const scores = keys.map(([a, b]) => f32(f32(a * qx) + f32(b * qy)));
