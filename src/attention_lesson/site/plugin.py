@@ -194,6 +194,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             # on_env says every result is stored.
             self.workers = {code: Worker(config.config_file_path, code, self.cache / "builds" / f"{code}.log")
                             for code in i18n.languages() if code != project.DEFAULT_LANG}
+        elif self._previews_every_language() and self.previews is None:  # serve's first build: the same head start
+            self.previews = Previews(config.config_file_path, self.cache / "preview")
+            self.previews.start_workers(i18n.usable_languages())
         return config
 
     def _check_snippets(self) -> None:

@@ -152,6 +152,14 @@ class Previews:
 
         return rebuild
 
+    def start_workers(self, languages: list[str]) -> None:
+        """Start a worker for each of `languages` but the source one, before their first build: each imports
+        MkDocs, the theme and the plugins while the server's first build runs the code, as `mkdocs build`'s
+        workers do, instead of after it."""
+        for lang in languages:
+            if lang != project.DEFAULT_LANG and lang not in self.workers:
+                self.workers[lang] = Worker(self.config_file, lang, self.folder / f"{lang}.log")
+
     def refresh(self, config: MkDocsConfig) -> None:
         """Rebuild the languages whose inputs changed (side by side), then copy every preview into the served
         site, so the switcher works under `mkdocs serve` too."""
