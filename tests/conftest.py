@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,63 +55,14 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     return proc
 
 
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-class _Lines(logging.Handler):
-    """What `mkdocs build` would print, one `LEVEL    -  message` line per record, as its command line does."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.text = io.StringIO()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.text.write(f"{record.levelname:<8}-  {record.getMessage()}\n")
-
-
 def build_in_process(project: Path, site_dir: Path, env: dict[str, str] | None = None,
                      check: bool = True) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict -d site_dir` of a project folder through MkDocs' Python API, in this process (no
-    state of the plugin's outlives a build, so this is the command's build without its interpreter's start):
-    for a copy whose docs, snippets or strings a test changed. What it logs is the result's stderr."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import Abort, MkDocsException
+    """`mkdocs build --strict -d site_dir` of a project folder through MkDocs' own command line, in this process
+    (tests/commands.py; no state of the plugin's outlives a build, so this is the command's build without its
+    interpreter's start): for a copy whose docs, snippets or strings a test changed, not its code."""
+    import commands  # it reads this module's STORE
 
-    lines = _Lines()
-    mkdocs_log = logging.getLogger("mkdocs")
-    level = mkdocs_log.level
-    mkdocs_log.addHandler(lines)
-    mkdocs_log.setLevel(logging.INFO)
-    returncode = 0
-    variables = {"LESSON_LANG": "", "LESSON_NO_CACHE": "", "LESSON_SITE_URL": "", "LESSON_REPO_URL": "",
-                 "LESSON_STORE": str(STORE), **(env or {})}
-    try:
-        with _environment(variables), contextlib.redirect_stdout(io.StringIO()):
-            config = load_config(str(project / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
-            config.plugins.on_startup(command="build", dirty=False)
-            try:
-                build(config)
-            finally:
-                config.plugins.on_shutdown()
-    except (Abort, MkDocsException) as error:  # MkDocs' command line prints these and exits 1
-        lines.text.write(f"Aborted: {error}\n" if isinstance(error, Abort) else f"ERROR   -  {error}\n")
-        returncode = 1
-    finally:
-        mkdocs_log.removeHandler(lines)
-        mkdocs_log.setLevel(level)
-    proc = subprocess.CompletedProcess(["mkdocs", "build", "--strict"], returncode, "", lines.text.getvalue())
+    proc = commands.mkdocs(project, "build", "--strict", "-d", str(site_dir), env=env)
     if check:
         assert proc.returncode == 0, f"the build of {project} failed\n{proc.stderr}"
     return proc
