@@ -194,10 +194,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             # on_env says every result is stored.
             self.workers = {code: Worker(config.config_file_path, code, self.cache / "builds" / f"{code}.log")
                             for code in i18n.languages() if code != project.DEFAULT_LANG}
-        elif self._previews_every_language() and self.previews is None:  # serve's first build: the same head start
-            self.previews = Previews(config.config_file_path, self.cache / "preview")
-            self.previews.start_workers(i18n.usable_languages())
+        elif self._previews_every_language():  # serve's first build: the same head start for its previews
+            self._previews(config).start_workers(i18n.usable_languages())
         return config
+
+    def _previews(self, config: MkDocsConfig) -> Previews:
+        """Serve's previews of the other languages, made once per server."""
+        if self.previews is None:
+            self.previews = Previews(config.config_file_path, self.cache / "preview")
+        return self.previews
 
     def _check_snippets(self) -> None:
         """A listing that does not parse stops the build in one line naming its file and line, before the check
@@ -342,10 +347,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                  stats.seconds, stats.reused, self.runner.store.path)
         try:
             if self._previews_every_language():
-                if self.previews is None:
-                    self.previews = Previews(config.config_file_path, self.cache / "preview")
-                self.previews.store = str(self.runner.store.path)
-                self.previews.refresh(config)
+                previews = self._previews(config)
+                previews.store = str(self.runner.store.path)
+                previews.refresh(config)
             if self.workers:
                 self._collect_language_builds(config)
                 log.info("All languages built in %.1f s", time.perf_counter() - self._started)
@@ -402,9 +406,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         with project.building(Path(config.config_file_path).parent):
             watch_natively(server, config)
             if self._previews_every_language():
-                if self.previews is None:
-                    self.previews = Previews(config.config_file_path, self.cache / "preview")
-                server.builder = self.previews.start(server, config, server.builder)
+                server.builder = self._previews(config).start(server, config, server.builder)
         server.builder = guarded(server.builder, Path(config.site_dir))
         return server
 
