@@ -27,6 +27,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import commands
 import pytest
 from conftest import build_site, copy_project, run
 from test_claims import _legend_slope, _prose, _table
@@ -106,13 +107,11 @@ def _left_behind(site: Path) -> list[str]:
 
 @contextlib.contextmanager
 def _edited(path: Path, added: str) -> Iterator[int]:
-    """The file with `added` appended for the duration; yields the number of the first added line."""
-    original = path.read_text(encoding="utf-8")
-    path.write_text(original.rstrip("\n") + "\n" + added, encoding="utf-8")
-    try:
-        yield len(original.rstrip("\n").splitlines()) + 1
-    finally:
-        path.write_text(original, encoding="utf-8")
+    """The file with `added` appended for the duration (commands.edited puts it back); yields the number of the
+    first added line."""
+    original = path.read_text(encoding="utf-8").rstrip("\n")
+    with commands.edited(path, original + "\n" + added):
+        yield len(original.splitlines()) + 1
 
 
 # -- the cost page: one run, whatever the build did -----------------------------------------------------------
