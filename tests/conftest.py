@@ -38,8 +38,16 @@ os.environ["LESSON_STORE"] = str(STORE)
 
 def _base_env() -> dict[str, str]:
     # a stray one would pick a language, a store or a site
-    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", "PYTHONPATH", PREBUILT_ENV}
+    stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", "LESSON_SITE_URL", "LESSON_REPO_URL", "PYTHONPATH",
+             PREBUILT_ENV}
     return {**{k: v for k, v in os.environ.items() if k not in stray}, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def command_env(cwd: Path, env: dict[str, str] | None = None, own_src: bool = True) -> dict[str, str]:
+    """The environment of a command run in `cwd` (see run): the session's store, the folder's own src/ first
+    unless not `own_src`, then `env`."""
+    return {**_base_env(), "LESSON_STORE": str(STORE), **({"PYTHONPATH": str(cwd / "src")} if own_src else {}),
+            **(env or {})}
 
 
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, check: bool = True,
@@ -47,9 +55,7 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     """Run a command like a user would, in a process of its own; on failure show its output in the assertion
     message. `own_src`: with the folder's own src/ first on the path, for a copy whose code a test changed
     (False: the package as this virtual environment installed it, as a second checkout sharing it sees it)."""
-    full_env = {**_base_env(), "LESSON_STORE": str(STORE), **({"PYTHONPATH": str(cwd / "src")} if own_src else {}),
-                **(env or {})}
-    proc = subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True)
+    proc = subprocess.run(args, cwd=cwd, env=command_env(cwd, env, own_src), capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import build_site, copy_project, run
+from conftest import build_site, command_env, copy_project, run
 from test_claims import _legend_slope, _prose, _table
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -70,9 +70,7 @@ def project(tmp_path_factory) -> Path:
 
 def _env(project: Path, store: Path, lang: str | None = "ja") -> dict[str, str]:
     """A build's environment: the copy's own src/ first, the given store, one language (None: every one)."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("LESSON_") and k != "PYTHONPATH"}
-    return {**clean, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project / "src"), "LESSON_STORE": str(store),
-            **({"LESSON_LANG": lang} if lang else {})}
+    return command_env(project, {"LESSON_STORE": str(store), **({"LESSON_LANG": lang} if lang else {})})
 
 
 def _build(project: Path, store: Path, site: Path, process: bool = False) -> subprocess.CompletedProcess:
