@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import signal
+import sys
+
+import pytest
 from conftest import ROOT
 
 from attention_lesson.site import project
@@ -18,3 +24,43 @@ def test_a_language_worker_reads_its_parents_store_even_with_no_cache(tmp_path):
     with project.building(ROOT):
         assert plugin._store().path == tmp_path / "parent"
     assert plugin.private is None  # nothing private made, nothing of the parent's removed
+
+
+def test_a_ctrl_c_that_python_swallows_still_stops_the_build():
+    """A Ctrl-C landing in a finalizer (a weakref callback, a __del__) is only reported by Python, as
+    "Exception ignored", and the code goes on: `mkdocs build` must stop all the same, exit non-zero, and give
+    the interpreter its own handler back."""
+    plugin = LessonPlugin()
+    plugin.on_startup(command="build", dirty=False)
+    ignored = []
+    hook, sys.unraisablehook = sys.unraisablehook, lambda report: ignored.append(report.exc_type)
+    try:
+        class Finalized:
+            def __del__(self) -> None:
+                signal.raise_signal(signal.SIGINT)
+
+        Finalized()  # collected at once: the KeyboardInterrupt is raised in its __del__, and swallowed
+    finally:
+        sys.unraisablehook = hook
+    assert ignored == [KeyboardInterrupt]
+    with pytest.raises(KeyboardInterrupt):  # the next event stops the build
+        plugin.on_page_markdown("", page=None, config=None, files=None)
+    with pytest.raises(KeyboardInterrupt):  # and so does the end of the command, after its last event
+        plugin.on_shutdown()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
+    """mkdocs-jupyter's on_post_build deletes the rendered notebooks its build did not read; two builds doing it
+    at once fail on each other's deletions (the concurrent builds of tests/test_faults.py hit it). The plugin
+    locks the cache folder before that step and lets go after it."""
+    from mkdocs.config import load_config
+
+    with contextlib.redirect_stderr(io.StringIO()):
+        config = load_config(str(ROOT / "mkdocs.yml"))
+    steps = config.plugins.events["post_build"]
+    names = [f"{type(step.__self__).__module__}.{step.__name__}" for step in steps]
+    first = names.index("attention_lesson.site.plugin._on_post_build_first")
+    evicts = names.index("mkdocs_jupyter.plugin.on_post_build")
+    last = names.index("attention_lesson.site.plugin._on_post_build_last")
+    assert first < evicts < last, names

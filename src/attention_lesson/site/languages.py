@@ -88,8 +88,13 @@ def configure(config: MkDocsConfig, lang: str, *, site_url: str, repo_url: str, 
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:  # its rendered HTML, keyed by the executed notebook; one folder per language,
         # because the plugin drops every entry its own build did not use
-        jupyter.config["cache_dir"] = str(cache / "mkdocs-jupyter" / lang)
+        jupyter.config["cache_dir"] = str(jupyter_cache(cache, lang))
 
     snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
     snippets["base_path"] = [str(root)]  # --8<-- "snippets/…" is this project's file, wherever MkDocs runs
     snippets["check_paths"] = True
+
+
+def jupyter_cache(cache: Path, lang: str) -> Path:
+    """mkdocs-jupyter's cache folder for a language's build: its rendered notebooks."""
+    return cache / "mkdocs-jupyter" / lang

@@ -30,17 +30,20 @@ import contextvars
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
 from mkdocs.config import config_options
 from mkdocs.config.base import Config, ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
@@ -120,6 +123,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self._started = 0.0
         self._config: MkDocsConfig | None = None
         self._site: Path | None = None  # where `mkdocs build` publishes, once every language is built
+        self._notebook_cache: FileLock | None = None  # held while mkdocs-jupyter evicts (see _on_post_build_first)
+        self._interrupted = False
+        self._sigint: Any = None  # the SIGINT handler this build replaced (see _catch_interrupts)
 
     # -- told by a worker -------------------------------------------------------------------------------------
 
@@ -132,6 +138,30 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
+        if command == "build":
+            self._catch_interrupts()
+
+    def _catch_interrupts(self) -> None:
+        """A Ctrl-C stops `mkdocs build` even where Python swallows the KeyboardInterrupt it raises: in a weakref
+        callback or a ``__del__``, Python reports it as "Exception ignored" and carries on, and the build would
+        publish and exit 0. The handler raises it as Python's does and also notes it; the build's next event
+        raises it again (:meth:`_stop_if_interrupted`). Only in the main thread, where a handler can be set, and
+        only over Python's own handler."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return
+
+        def interrupted(signum: int, frame: Any) -> None:
+            self._interrupted = True
+            raise KeyboardInterrupt
+
+        self._interrupted = False
+        self._sigint = signal.signal(signal.SIGINT, interrupted)
+
+    def _stop_if_interrupted(self) -> None:
+        if self._interrupted:
+            raise KeyboardInterrupt
 
     @property
     def root(self) -> Path:
@@ -293,6 +323,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return notebooks.prepare(files, config, self.lang, self.runner, self.cache)
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        self._stop_if_interrupted()
         where = checks.source(page)
         self.runner.begin_page(where)
         checks.check_fences(markdown, where)
@@ -312,6 +343,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     @event_priority(100)  # before the search plugin indexes the page's text
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
+        self._stop_if_interrupted()
         where = checks.source(page)
         html = claims.fill(html, where, self.runner)
         if page.file.src_uri.endswith(".ipynb"):
@@ -331,6 +363,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         """Every page of this language is rendered, so every result is stored: let the other languages build."""
+        self._stop_if_interrupted()
         env.bytecode_cache = CompiledTemplates(self.runner.store.path / "templates")
         # Let go of the last page's lock first: a page every language shares (the status page, a fallback
         # page) has one lock for all of them, and the workers would wait on it for ever.
@@ -340,12 +373,29 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                         strict=bool(config.strict), preview=False)
         return env
 
+    @event_priority(10)  # before mkdocs-jupyter's on_post_build
+    def _on_post_build_first(self, *, config: MkDocsConfig) -> None:
+        """mkdocs-jupyter's on_post_build deletes every rendered notebook in its cache folder that its build did
+        not read: two builds of a language at once both delete a stale one, and the second fails on the file the
+        first removed. The folder is locked from here until this plugin's last on_post_build step."""
+        folder = languages.jupyter_cache(self.cache, self.lang)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        self._notebook_cache = FileLock(folder.parent / f"{folder.name}.lock")
+        self._notebook_cache.acquire()
+
+    def _release_notebook_cache(self) -> None:
+        if self._notebook_cache is not None:
+            self._notebook_cache.release()
+            self._notebook_cache = None
+
     @event_priority(-100)
-    def on_post_build(self, *, config: MkDocsConfig) -> None:
+    def _on_post_build_last(self, *, config: MkDocsConfig) -> None:
+        self._release_notebook_cache()
         stats = self.runner.stats
         log.info("Runner (%s): %d blocks run in %.1f s, %d taken from the store %s", self.lang, stats.executed,
                  stats.seconds, stats.reused, self.runner.store.path)
         try:
+            self._stop_if_interrupted()
             if self._previews_every_language():
                 previews = self._previews(config)
                 previews.store = str(self.runner.store.path)
@@ -353,9 +403,12 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if self.workers:
                 self._collect_language_builds(config)
                 log.info("All languages built in %.1f s", time.perf_counter() - self._started)
+            self._stop_if_interrupted()
             self._publish(config)
         finally:
             self._finish()
+
+    on_post_build = CombinedEvent(_on_post_build_first, _on_post_build_last)
 
     def _collect_language_builds(self, config: MkDocsConfig) -> None:
         failed = []
@@ -382,6 +435,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self._finish()
 
     def _finish(self) -> None:
+        self._release_notebook_cache()
         if self.runner is not None:
             self.runner.end_page()
         if self.private is not None:
@@ -410,6 +464,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         server.builder = guarded(server.builder, Path(config.site_dir))
         return server
 
+    @event_priority(-100)  # after the other plugins' (it may raise: see the end)
     def on_shutdown(self) -> None:
         """The end of `mkdocs build` or `mkdocs serve`: nothing of this build stays with the process. A build
         interrupted (Ctrl-C: MkDocs tells no plugin of it but this) leaves neither its unpublished site folder nor
@@ -430,3 +485,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         i18n.set_language(None)
         project.leave(self._project)
         self._project = None
+        if self._sigint is not None:
+            signal.signal(signal.SIGINT, self._sigint)
+            self._sigint = None
+        if self._interrupted:  # swallowed after the build's last event: the command still says it was stopped
+            self._interrupted = False
+            raise KeyboardInterrupt
