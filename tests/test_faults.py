@@ -212,23 +212,23 @@ def test_a_store_that_cannot_be_written_is_one_warning_and_the_build_succeeds(re
 def _interrupt(project: Path, store: Path, site: Path, after: str, delay: float) -> tuple[int, str]:
     """`mkdocs build -v` (its output names each page read and each block run) sent SIGINT, as Ctrl-C does,
     `delay` seconds after it prints a line holding `after`. (exit status, output)"""
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(site)],
-                            cwd=project, env=_env(project, store), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
-    watchdog = threading.Timer(180, proc.kill)  # a build that ignores the interrupt: fail, do not hang
-    watchdog.start()
     lines, sent = [], None
-    try:
-        for line in proc.stdout:
-            lines.append(line)
-            if sent is None and after in line:
-                sent = threading.Timer(delay, proc.send_signal, [signal.SIGINT])
-                sent.start()
-        proc.wait()
-    finally:
-        watchdog.cancel()
-        if sent is not None:
-            sent.cancel()
+    with subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(site)],
+                          cwd=project, env=_env(project, store), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, encoding="utf-8", errors="replace") as proc:
+        watchdog = threading.Timer(180, proc.kill)  # a build that ignores the interrupt: fail, do not hang
+        watchdog.start()
+        try:
+            for line in proc.stdout:
+                lines.append(line)
+                if sent is None and after in line:
+                    sent = threading.Timer(delay, proc.send_signal, [signal.SIGINT])
+                    sent.start()
+            proc.wait()
+        finally:
+            watchdog.cancel()
+            if sent is not None:
+                sent.cancel()
     output = "".join(line for line in lines if not line.startswith("DEBUG"))
     assert sent is not None, f"the build never printed {after!r}:\n{output[-3000:]}"
     return proc.returncode, output
@@ -382,6 +382,7 @@ def test_serve_shows_a_mistake_at_once_and_recovers_when_it_is_undone(project, w
             server.kill()
             server.wait()
         reader.join(timeout=10)
+        server.stdout.close()
     assert TRACEBACK not in "".join(line for _, line in lines)
 
 
@@ -433,9 +434,14 @@ def test_a_full_store_stops_the_build_in_one_line_and_keeps_the_last_site(projec
 
 def test_two_builds_at_once_with_one_store_each_show_one_run_in_every_language(project, tmp_path):
     """Two `mkdocs build`s of every language, started together with one empty store: both succeed; on each
-    site, every language's cost page shows one run (table, prose and figure agree) and the same one."""
+    site, every language's cost page shows one run (table, prose and figure agree) and the same one. Each
+    language's cache of rendered notebooks holds one no build reads, which both builds' mkdocs-jupyter evict."""
     store = tmp_path / "runs"
     store.mkdir()
+    stale = [project / ".cache" / "mkdocs-jupyter" / lang / "0-stale.json" for lang in LANGUAGES]
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}", encoding="utf-8")
     builds = []
     for name in ("first", "second"):
         log = (tmp_path / f"{name}.log").open("w", encoding="utf-8")
@@ -463,3 +469,4 @@ def test_two_builds_at_once_with_one_store_each_show_one_run_in_every_language(p
         runs[site.name] = tables["ja"]
     # the page's lock makes the second build wait for the first one's run and show it: one store, one run
     assert runs["first"] == runs["second"], runs
+    assert not [path for path in stale if path.exists()]
