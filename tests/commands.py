@@ -1,5 +1,5 @@
 """The project's commands run in the test's own process, in a project folder: `mkdocs …` through MkDocs' command
-line, `python -m attention_lesson.site.translations …` through its main().
+line, `python -m attention_lesson.site.translations …` through its main(), `pytest …` through pytest's.
 
 For a copy whose docs, snippets or strings a test changed, not its code: this process imports the package as
 this virtual environment installed it (as a second checkout sharing the environment does). The command's
@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -76,6 +77,36 @@ def translations(project: Path, *args: str) -> subprocess.CompletedProcess:
     from attention_lesson.site import translations as command
 
     return _run_in(project, ["python", "-m", command.__name__, *args], {}, lambda: command.main(list(args)))
+
+
+def pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m pytest <args>` in `project`: the copy's own tests, with its conftest and test modules. They
+    have the names this session's have (conftest, commands, test_*), so this session's are set aside while it
+    runs and put back after, the copy's dropped; it is not a worker of this session's (PYTEST_XDIST_*)."""
+    import pytest as runner
+
+    def main() -> int:
+        for name in [name for name in os.environ if name.startswith("PYTEST_XDIST_")]:
+            del os.environ[name]  # put back with the rest of the environment (_run_in)
+        ours = _modules_in(Path(__file__).parent)
+        path = sys.path[:]
+        for name in ours:
+            del sys.modules[name]
+        try:
+            return int(runner.main(list(args)))
+        finally:
+            for name in _modules_in(project / "tests"):
+                del sys.modules[name]
+            sys.modules.update(ours)
+            sys.path[:] = path
+
+    return _run_in(project, ["pytest", *args], {"LESSON_STORE": str(STORE), **(env or {})}, main)
+
+
+def _modules_in(folder: Path) -> dict[str, object]:
+    """The imported modules whose file is in `folder`."""
+    return {name: module for name, module in list(sys.modules.items())
+            if (file := getattr(module, "__file__", None)) and Path(file).parent == folder}
 
 
 @contextlib.contextmanager

@@ -1,21 +1,20 @@
 """Every way prose and code could drift apart makes the test command fail, naming the file to fix.
 
 Each case breaks a temporary copy of the project and runs the project's own tests (or build) there. The cases
-share one copy, each putting back what it broke (commands.edited); the sessions started there also share what
-Python compiled of its tests and code.
+share one copy, each putting back what it broke (commands.edited); the copy's test sessions run in this process
+(commands.pytest), as its builds do.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import commands
 import pytest
-from conftest import PREBUILT_ENV, build_site, copy_project, run
+from conftest import PREBUILT_ENV, build_site, copy_project
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +46,10 @@ def files_kept(folder: Path) -> Iterator[None]:
 
 def pytest_in(project: Path, *args: str, site: Path | None = None):
     """The README's test command, limited to some tests, run inside a copy of the project (reading `site`, the
-    copy's build, instead of building it again)."""
-    env = {"PYTHONPATH": str(project / "src"), **({PREBUILT_ENV: str(site)} if site else {})}
-    return run([sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", *args], cwd=project,
-               env=env, check=False)
+    copy's build, instead of building it again), in this process (tests/commands.py)."""
+    env = {PREBUILT_ENV: str(site)} if site else {}
+    return commands.pytest(project, "-q", "-x", "-n", "0", "-p", "no:cacheprovider",
+                           f"--basetemp={project.parent / 'inner-session'}", *args, env=env)
 
 
 def test_a_code_change_that_makes_a_prose_claim_false_fails(copy, tmp_path):
