@@ -209,13 +209,28 @@ def test_a_store_that_cannot_be_written_is_one_warning_and_the_build_succeeds(re
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def _ctrl_c_reaches_children() -> Iterator[None]:
+    """A process started inside gets Ctrl-C as a command typed in a terminal does, even when this one was started
+    with SIGINT ignored (a shell's background job, `pytest &`, as a CI runner may start it): a child inherits
+    that, and its Python then never raises KeyboardInterrupt. (A Python handler is not inherited: the child
+    starts with the default, as in a terminal.)"""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _interrupt(project: Path, store: Path, site: Path, after: str, delay: float) -> tuple[int, str]:
     """`mkdocs build -v` (its output names each page read and each block run) sent SIGINT, as Ctrl-C does,
     `delay` seconds after it prints a line holding `after`. (exit status, output)"""
     lines, sent = [], None
-    with subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(site)],
-                          cwd=project, env=_env(project, store), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, encoding="utf-8", errors="replace") as proc:
+    with _ctrl_c_reaches_children():
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(site)],
+                                cwd=project, env=_env(project, store), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
+    with proc:
         watchdog = threading.Timer(180, proc.kill)  # a build that ignores the interrupt: fail, do not hang
         watchdog.start()
         try:

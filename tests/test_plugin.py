@@ -30,24 +30,29 @@ def test_a_ctrl_c_that_python_swallows_still_stops_the_build():
     """A Ctrl-C landing in a finalizer (a weakref callback, a __del__) is only reported by Python, as
     "Exception ignored", and the code goes on: `mkdocs build` must stop all the same, exit non-zero, and give
     the interpreter its own handler back."""
-    plugin = LessonPlugin()
-    plugin.on_startup(command="build", dirty=False)
-    ignored = []
-    hook, sys.unraisablehook = sys.unraisablehook, lambda report: ignored.append(report.exc_type)
+    # Ctrl-C as in a terminal, even if this session was started with SIGINT ignored (a shell's `pytest &`)
+    terminal = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        class Finalized:
-            def __del__(self) -> None:
-                signal.raise_signal(signal.SIGINT)
+        plugin = LessonPlugin()
+        plugin.on_startup(command="build", dirty=False)
+        ignored = []
+        hook, sys.unraisablehook = sys.unraisablehook, lambda report: ignored.append(report.exc_type)
+        try:
+            class Finalized:
+                def __del__(self) -> None:
+                    signal.raise_signal(signal.SIGINT)
 
-        Finalized()  # collected at once: the KeyboardInterrupt is raised in its __del__, and swallowed
+            Finalized()  # collected at once: the KeyboardInterrupt is raised in its __del__, and swallowed
+        finally:
+            sys.unraisablehook = hook
+        assert ignored == [KeyboardInterrupt]
+        with pytest.raises(KeyboardInterrupt):  # the next event stops the build
+            plugin.on_page_markdown("", page=None, config=None, files=None)
+        with pytest.raises(KeyboardInterrupt):  # and so does the end of the command, after its last event
+            plugin.on_shutdown()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
-        sys.unraisablehook = hook
-    assert ignored == [KeyboardInterrupt]
-    with pytest.raises(KeyboardInterrupt):  # the next event stops the build
-        plugin.on_page_markdown("", page=None, config=None, files=None)
-    with pytest.raises(KeyboardInterrupt):  # and so does the end of the command, after its last event
-        plugin.on_shutdown()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        signal.signal(signal.SIGINT, terminal)
 
 
 def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
