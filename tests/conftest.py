@@ -180,7 +180,7 @@ ORDER = ["test_browser.py", "test_faults.py", "test_lesson.py", "test_lesson_val
          "test_site.py", "test_notebooks.py", "test_plugin.py", "test_reproducible.py", "test_published.py"]
 """The order modules are handed to the two workers (one module per worker, each taking the next when it is
 done: see addopts in pyproject.toml). The browser tests first, whose worker builds the session's site and then
-visits it (about 90 s). Meanwhile the other worker runs the fault injection (about 50 s, its builds each with a
+visits it (about 100 s). Meanwhile the other worker runs the fault injection (about 95 s, its builds each with a
 store of their own, so the session's store is no help to it), then the modules that neither build nor read a
 site (test_lesson and test_lesson_values together: they share one terminal run of the lesson); after them the
 store of results is warm, and the rest follow, longest first, so that the two workers finish together. A module
