@@ -75,7 +75,9 @@ CI = ROOT / ".ci"
 PYTHON = sys.executable
 # The tests run in a copy, which has no .venv of its own: the project's, as `.ci/env` would use.
 VENV_PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").is_file() else PYTHON
-CHROMIUM = os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium")  # as in tests/test_browser.py
+CHROMIUM = os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium")
+"""Debian's full browser, as a reader's: Lighthouse and the pages' transfers are measured in it (the tests use
+its headless shell, which loads a page for less CPU)."""
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
