@@ -503,23 +503,25 @@ def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[
 
 @pytest.fixture(scope="module")
 def printed() -> dict[str, list[dict[str, float]]]:
-    """What snippets/scoring.py and snippets/exercise_1.py print, run as a reader runs them: each line's
-    {character: value} (scores, weights, weights of the scores ×5), Python's round(v, 2)."""
+    """What snippets/scoring.py and snippets/exercise_1.py print: each line's {character: value} (scores,
+    weights, weights of the scores ×5), Python's round(v, 2). Run in this process, as `python snippets/….py`
+    runs them (their `__main__`): they read nothing but torch, which is here already; the reader's own Python
+    runs them as copied in tests/test_reader_code.py."""
     import ast
-    import concurrent.futures
-    import sys
+    import io
+    import runpy
 
-    from conftest import ROOT, run
+    from conftest import SNIPPETS
 
     def dicts(name: str) -> list[dict[str, float]]:
-        out = run([sys.executable, f"snippets/{name}.py"], cwd=ROOT).stdout
-        found = [ast.literal_eval(line[line.index("{"):]) for line in out.splitlines() if "{" in line]
-        assert len(found) == 3, out
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(SNIPPETS / f"{name}.py"), run_name="__main__")
+        found = [ast.literal_eval(line[line.index("{"):]) for line in out.getvalue().splitlines() if "{" in line]
+        assert len(found) == 3, out.getvalue()
         return found
 
-    names = ("scoring", "exercise_1")
-    with concurrent.futures.ThreadPoolExecutor(len(names)) as pool:  # side by side: each is mostly torch starting
-        return dict(zip(names, pool.map(dicts, names), strict=True))
+    return {name: dicts(name) for name in ("scoring", "exercise_1")}
 
 
 def explorer(page: Page) -> dict:
