@@ -150,6 +150,13 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory, request) -> Path:
+    """One copy of the project for a module's tests: a test that breaks it puts back what it broke
+    (commands.edited), so the next one starts from the project as it is."""
+    return copy_project(tmp_path_factory.mktemp(request.module.__name__))
+
+
 @pytest.fixture
 def project_copy(tmp_path) -> Path:
     """A throwaway copy of the project (sources only) to break on purpose."""

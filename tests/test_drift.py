@@ -13,14 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import commands
-import pytest
-from conftest import PREBUILT_ENV, build_site, copy_project
-
-
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory) -> Path:
-    """The module's copy of the project to break."""
-    return copy_project(tmp_path_factory.mktemp("drift"))
+from conftest import PREBUILT_ENV, build_site
 
 
 def replaced(path: Path, old: str, new: str) -> contextlib.AbstractContextManager[Path]:

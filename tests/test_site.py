@@ -12,7 +12,7 @@ from unittest import mock
 
 import commands
 import pytest
-from conftest import LANGUAGES, ROOT, STORE, build_site, copy_project
+from conftest import LANGUAGES, ROOT, STORE, build_site
 from test_lesson import LESSON_AVERAGING, LESSON_CAUSAL
 
 EXEC_FENCE = re.compile(r'^```python exec="on"(?P<opts>[^\n]*)\n--8<-- "(?P<path>[^"]+)"\n```', re.M)
@@ -22,12 +22,6 @@ def page_text(site: Path, page: str) -> str:
     """The visible text of a built page (tags stripped, entities decoded)."""
     raw = (site / page / "index.html").read_text(encoding="utf-8")
     return html.unescape(re.sub(r"<[^>]+>", "", raw))
-
-
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory) -> Path:
-    """The module's copy of the project to break: each test puts back what it broke (commands.edited)."""
-    return copy_project(tmp_path_factory.mktemp("site"))
 
 
 def build_ja(project: Path, site: Path, *flags: str) -> subprocess.CompletedProcess:

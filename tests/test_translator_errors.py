@@ -21,7 +21,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import STORE, copy_project
+from conftest import STORE
 
 
 def check(project: Path, lang: str) -> subprocess.CompletedProcess:
@@ -35,13 +35,6 @@ def build(project: Path, site: Path, lang: str | None = None) -> subprocess.Comp
 
 def lines_naming(output: str, needle: str) -> list[str]:
     return [line for line in output.splitlines() if needle in line]
-
-
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory) -> Path:
-    """The module's copy of the project: a test that breaks it puts it back (see commands.edited), so the next one
-    starts from the project as it is."""
-    return copy_project(tmp_path_factory.mktemp("translator-errors"))
 
 
 @pytest.fixture(scope="module")
