@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,6 +62,19 @@ def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, ch
     if check:
         assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
+
+
+@contextlib.contextmanager
+def ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """Ctrl-C reaches this process, and a process started inside, as it does a command typed in a terminal,
+    even when the test session was started with SIGINT ignored (a shell's background job, `pytest &`, as a CI
+    runner may start it): a child would inherit that, and its Python would never raise KeyboardInterrupt. (A
+    Python handler is not inherited: a child starts with the default, as in a terminal.)"""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def build_in_process(project: Path, site_dir: Path, env: dict[str, str] | None = None,

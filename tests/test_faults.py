@@ -29,7 +29,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import build_site, command_env, copy_project
+from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal
 from test_claims import _legend_slope, _prose, _table
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -206,24 +206,11 @@ def test_a_store_that_cannot_be_written_is_one_warning_and_the_build_succeeds(re
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _ctrl_c_reaches_children() -> Iterator[None]:
-    """A process started inside gets Ctrl-C as a command typed in a terminal does, even when this one was started
-    with SIGINT ignored (a shell's background job, `pytest &`, as a CI runner may start it): a child inherits
-    that, and its Python then never raises KeyboardInterrupt. (A Python handler is not inherited: the child
-    starts with the default, as in a terminal.)"""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _interrupt(project: Path, store: Path, site: Path, after: str, delay: float) -> tuple[int, str]:
     """`mkdocs build -v` (its output names each page read and each block run) sent SIGINT, as Ctrl-C does,
     `delay` seconds after it prints a line holding `after`. (exit status, output)"""
     lines, sent = [], None
-    with _ctrl_c_reaches_children():
+    with ctrl_c_as_in_a_terminal():  # the build starts with the default disposition, as typed in a terminal
         proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-d", str(site)],
                                 cwd=project, env=_env(project, store), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")

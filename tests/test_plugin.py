@@ -8,7 +8,7 @@ import signal
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, ctrl_c_as_in_a_terminal
 
 from attention_lesson.site import project
 from attention_lesson.site.plugin import LessonPlugin
@@ -30,9 +30,7 @@ def test_a_ctrl_c_that_python_swallows_still_stops_the_build():
     """A Ctrl-C landing in a finalizer (a weakref callback, a __del__) is only reported by Python, as
     "Exception ignored", and the code goes on: `mkdocs build` must stop all the same, exit non-zero, and give
     the interpreter its own handler back."""
-    # Ctrl-C as in a terminal, even if this session was started with SIGINT ignored (a shell's `pytest &`)
-    terminal = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
+    with ctrl_c_as_in_a_terminal():
         plugin = LessonPlugin()
         plugin.on_startup(command="build", dirty=False)
         ignored = []
@@ -51,8 +49,6 @@ def test_a_ctrl_c_that_python_swallows_still_stops_the_build():
         with pytest.raises(KeyboardInterrupt):  # and so does the end of the command, after its last event
             plugin.on_shutdown()
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    finally:
-        signal.signal(signal.SIGINT, terminal)
 
 
 def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
