@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -109,6 +110,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A tab that moves on closes the connections it no longer needs, sometimes mid-file: that is the
+        browser's choice, not an error of the site (socketserver would print its traceback)."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _require_chromium() -> None:
     """Before anything else (the site build included): no browser, no browser tests."""
@@ -134,7 +143,7 @@ def chromium_browser(_require_chromium: None) -> Iterator[Browser]:
 def _served(folder: Path) -> Iterator[str]:
     """A built site over HTTP on 127.0.0.1 (a free port), served from a thread."""
     handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
