@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -164,6 +165,26 @@ def copy_project(dest: Path) -> Path:
     if rendered.is_dir():
         shutil.copytree(rendered, dest / ".cache" / "mkdocs-jupyter")
     return dest
+
+
+def slim(project: Path, pages: list[str], languages: list[str]) -> Path:
+    """A copy cut down to `pages` (in mkdocs.yml's nav; the others excluded, so links to them stay valid) in
+    `languages`, without the notebooks: for a test about the machinery, which any page shows, whose builds
+    then render a few pages instead of every one."""
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    nav = re.search(r"^nav:\n((?:  .*\n|\n)*)", text, flags=re.M)
+    assert nav, "mkdocs.yml has no nav"
+    excluded = sorted(p.name for p in (project / "docs" / "ja").glob("*.md") if p.name not in pages)
+    text = text[:nav.start(1)] + "".join(f"  - {page}\n" for page in pages) + "\n" + text[nav.end(1):]
+    text = text.replace("exclude_docs: |\n", "exclude_docs: |\n" + "".join(f"  {name}\n" for name in excluded))
+    config.write_text(text, encoding="utf-8")
+    for folder in (p for p in (project / "docs").iterdir() if p.is_dir()):
+        if folder.name not in languages:
+            shutil.rmtree(folder)
+        else:
+            shutil.rmtree(folder / "notebooks", ignore_errors=True)
+    return project
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal
+from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal, slim
 from test_claims import _legend_slope, _prose, _table
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -43,29 +43,12 @@ LANGUAGES = ["ja", "en"]
 """Two languages show whether every language shows one run."""
 
 
-def _slim(project: Path) -> Path:
-    """The copy cut down to PAGES (the others excluded, so links to them stay valid), LANGUAGES and no
-    notebooks: each cold build here runs a third of the site's code, and every fault still has its page."""
-    config = project / "mkdocs.yml"
-    text = config.read_text(encoding="utf-8")
-    nav = re.search(r"^nav:\n((?:  .*\n|\n)*)", text, flags=re.M)
-    assert nav, "mkdocs.yml has no nav"
-    excluded = sorted(p.name for p in (project / "docs" / "ja").glob("*.md") if p.name not in PAGES)
-    text = (text[:nav.start(1)] + "".join(f"  - {page}\n" for page in PAGES) + "\n" + text[nav.end(1):])
-    text = text.replace("exclude_docs: |\n", "exclude_docs: |\n" + "".join(f"  {name}\n" for name in excluded))
-    config.write_text(text, encoding="utf-8")
-    for folder in (p for p in (project / "docs").iterdir() if p.is_dir()):
-        if folder.name not in LANGUAGES:
-            shutil.rmtree(folder)
-        else:
-            shutil.rmtree(folder / "notebooks", ignore_errors=True)
-    return project
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    """One slim copy of the project (see _slim) for the whole module: a case that edits it puts it back."""
-    return _slim(copy_project(tmp_path_factory.mktemp("faults")))
+    """One slim copy of the project (conftest.slim: PAGES in LANGUAGES, no notebooks; each cold build runs a
+    third of the site's code, and every fault still has its page) for the whole module: a case that edits it
+    puts it back."""
+    return slim(copy_project(tmp_path_factory.mktemp("faults")), PAGES, LANGUAGES)
 
 
 def _env(project: Path, store: Path, lang: str | None = "ja") -> dict[str, str]:
