@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import re
+import runpy
 import shutil
 import sys
 import xml.etree.ElementTree as ET
@@ -13,7 +16,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import yaml
-from conftest import LANGUAGES, run
+from conftest import LANGUAGES, SNIPPETS, run
 
 import attention_lesson as al
 from attention_lesson.site import i18n
@@ -205,8 +208,12 @@ def test_heatmap_cells_are_the_values_rounded(weights):
 
 
 def test_heatmap_takes_the_snippet_output():
-    """Run snippets/causal_mask.py and compare its printed weights with the figure's cells."""
-    out = run([sys.executable, "snippets/causal_mask.py"]).stdout
+    """Run snippets/causal_mask.py and compare its printed weights with the figure's cells (in this process:
+    that the file runs as a reader runs it is tests/test_reader_code.py's)."""
+    printed_out = io.StringIO()
+    with contextlib.redirect_stdout(printed_out):
+        runpy.run_path(str(SNIPPETS / "causal_mask.py"), run_name="__main__")
+    out = printed_out.getvalue()
     printed = [float(v) for v in re.findall(r"-?\d+\.\d+", out)]
     assert [float(c) for c in cell_texts(heatmap_svg(causal_weights(), "causal"))] == printed
 

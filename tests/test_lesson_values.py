@@ -83,8 +83,9 @@ PAGES = {
 }
 """The page of each section whose listing prints a lesson value, and the title of that listing."""
 SECTION_OF = {"averaging": 1, "query-key": 2, "causal-mask": 3, "head": 5}
-RUNS = ["default", *LANGS]
-"""`python snippets/attention.py` alone (Japanese), then with --lang for every language."""
+RUNS = ["default", *LANGS[1:]]
+"""`python snippets/attention.py` alone (Japanese), then with --lang for every other language (--lang ja is
+tests/test_lesson.py's, with the module's entry point)."""
 
 NUMBER = re.compile(r"-?\d+\.\d+")
 TENSOR = re.compile(r"tensor\(\[(.*?)\]\)", re.S)
