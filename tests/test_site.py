@@ -57,6 +57,32 @@ def test_no_page_publishes_a_traceback(built_site):
         assert "Traceback (most recent call last)" not in text, page
 
 
+RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
+"""TeX that would be on screen if a formula were not converted to MathML (as tests/test_browser.py's)."""
+HIDDEN = re.compile(r"<(script|style|annotation)\b.*?</\1>", re.S)
+"""What a reader never sees as text: scripts, styles and the TeX source MathML keeps in <annotation>."""
+ELSEWHERE = re.compile(r"""(?:\bsrc=|<link\b[^>]*\bhref=|url\()["']?(?:https?:)?//""")
+"""A script, image, frame, stylesheet, icon or font loaded from another origin (a link to one is not)."""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_names_its_language_loads_nothing_from_elsewhere_and_shows_no_tex(built_site, lang):
+    """What a visit in the browser records, read from the HTML of every page of a language (the browser tests
+    visit every page of the source language, and a translation's pages with scripts or maths)."""
+    root = built_site if lang == LANGUAGES[0] else built_site / lang
+    others = set(LANGUAGES[1:]) if lang == LANGUAGES[0] else set()
+    pages = [p for p in root.rglob("*.html")
+             if not ({"assets", "search"} | others) & set(p.relative_to(root).parts[:1])]
+    assert len(pages) > 10, f"{lang}: {len(pages)} pages"
+    for path in pages:
+        raw = path.read_text(encoding="utf-8")
+        where = path.relative_to(built_site).as_posix()
+        assert re.search(rf'<html lang="{lang}"', raw), f"{where}: not <html lang={lang!r}>"
+        assert not ELSEWHERE.findall(raw), f"{where}: loads {ELSEWHERE.findall(raw)} from another origin"
+        shown = html.unescape(re.sub(r"<[^>]+>", "", HIDDEN.sub("", raw)))
+        assert not RAW_TEX.findall(shown), f"{where}: raw TeX {RAW_TEX.findall(shown)}"
+
+
 def test_sqrt_d_table_is_a_real_table(built_site):
     raw = (built_site / "scaling" / "index.html").read_text(encoding="utf-8")
     table = re.search(r"<table>.*?</table>", raw, flags=re.S).group(0)
