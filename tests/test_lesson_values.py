@@ -11,7 +11,8 @@ a failure, not a rounding. They are checked, in every language that has a docs/<
   lesson never printed, so it has nothing to check; the explorer's ×5 and exercise 1's query are computed by
   the page's script, and checked in the browser, tests/test_browser.py);
 - in the head page's prose, which names the decimal place where the head and PyTorch's SDPA differ (7);
-- in the terminal: ``python snippets/attention.py`` by default (Japanese) and with ``--lang`` for every language.
+- in the terminal: ``python snippets/attention.py`` by default (Japanese), and with ``--lang`` for every other
+  language (its main() in the test's process; --lang ja is tests/test_lesson.py's).
 
 The exercise notebooks (docs/<code>/notebooks/exercise-*.py and their executed copies in the site) show none of
 these values: exercise 1 prints the scores and weights of another query, [0, 1]; exercise 2 the difference of
@@ -24,10 +25,10 @@ not checked here.
 
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import functools
+import io
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -35,9 +36,9 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from conftest import LANGUAGES, ROOT, run
+from conftest import LANGUAGES, ROOT, SNIPPETS, run
 
-from attention_lesson.site import i18n
+from attention_lesson.site import cli, i18n
 
 WORDS = "床前明月光"
 
@@ -248,21 +249,24 @@ Terminal = Callable[[str], dict[int, str]]
 @functools.cache
 def terminal_output(args: tuple[str, ...]) -> str:
     """What `python snippets/attention.py ARGS` prints, run once per test process: tests/test_lesson.py reads the
-    same run of the plain command when it shares this module's process."""
-    return run([sys.executable, "snippets/attention.py", *args], cwd=ROOT).stdout
+    same run of the plain command when it shares this module's process. The plain command runs as the reader
+    types it, in a process of its own; with --lang, the command's main() runs in this process (its output is
+    the same, without an interpreter and torch starting for each language)."""
+    if not args:
+        return run([sys.executable, "snippets/attention.py"], cwd=ROOT).stdout
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert cli.main(list(args), folder=SNIPPETS) == 0
+    return printed.getvalue()
 
 
 @pytest.fixture(scope="module")
 def terminal() -> Terminal:
-    """The lesson as a reader runs it in a terminal, once per language, by section. The runs go side by side:
-    each is mostly the interpreter and torch starting, on one core, so two at a time take half as long for the
-    same CPU."""
+    """The lesson as a reader runs it in a terminal, once per language, by section."""
     def args(lang: str) -> tuple[str, ...]:
         return () if lang == "default" else ("--lang", lang)
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
-        outputs = dict(zip(RUNS, pool.map(lambda lang: sections(terminal_output(args(lang))), RUNS), strict=True))
-    return outputs.__getitem__
+    return {lang: sections(terminal_output(args(lang))) for lang in RUNS}.__getitem__
 
 
 # ---- the tests ---------------------------------------------------------------------------------------------
