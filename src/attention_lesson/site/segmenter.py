@@ -1,0 +1,75 @@
+"""The search's Chinese word segmenter, given a dictionary of the words this site's pages can hold.
+
+Material's search plugin cuts every run of Han characters into words with jieba when jieba is installed (the
+Chinese index needs it), on the pages of every language. Loading jieba's own dictionary (350,000 words) costs
+each build process 1.3 CPU-s: the source language's build and each language's worker, in `mkdocs build` and
+`mkdocs serve` alike. Material's documented `search.jieba_dict` option takes another dictionary; this module
+makes one from jieba's own (a hand-made step, because neither library offers a smaller dictionary that
+segments the same).
+
+It keeps every word all of whose characters occur in the project's sources, with its frequency, and one entry
+of a character no text holds, with the frequency of every word left out, so the total stays jieba's. jieba
+scores a cut by each word's frequency over that total, and only words that occur in the text can be in a cut
+of it; so a text made of these characters is cut exactly as jieba's own dictionary cuts it
+(tests/test_translations.py compares every language's search index with that). The characters come from
+the project's docs/, snippets/ and mkdocs.yml and from this package's own text (its templates and its
+code's strings), which is all a page can show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from attention_lesson.site import store
+
+log = logging.getLogger(f"mkdocs.plugins.{__name__}")
+
+TEXT = {".md", ".py", ".yml", ".yaml", ".html", ".txt", ".ipynb", ".json", ".js"}
+"""The files a page's text can come from (others, images among them, hold no words)."""
+LEFT_OUT = "\ue000"
+"""The entry that holds the frequency of the words left out: a private-use character, which is not Han, so
+Material never hands it to jieba."""
+
+
+def characters(root: Path) -> set[str]:
+    """Every character of the project's sources at `root` and of this package's own files."""
+    sources = [root / "mkdocs.yml", *(root / "snippets").rglob("*"), *(root / "docs").rglob("*"),
+               *Path(__file__).parent.rglob("*")]
+    found: set[str] = set()
+    for path in sources:
+        if path.suffix in TEXT and path.is_file():
+            found.update(path.read_text(encoding="utf-8", errors="ignore"))
+    return found
+
+
+def dictionary(root: Path, cache: Path) -> Path | None:
+    """The dictionary for the project at `root`, made once for each set of characters and kept in `cache`.
+    None without jieba (Material then cuts nothing), or when `cache` cannot be written (jieba's own
+    dictionary is used: the same words, loaded more slowly)."""
+    try:
+        import jieba
+    except ImportError:
+        return None
+    found = characters(root)
+    digest = hashlib.sha256(f"jieba {jieba.__version__}\n{''.join(sorted(found))}".encode()).hexdigest()[:16]
+    path = cache / "jieba" / f"dict-{digest}.txt"
+    if path.is_file():
+        return path
+    kept, left_out = [], 0
+    with jieba.Tokenizer().get_dict_file() as full:  # a tokenizer on jieba's own dictionary
+        for line in full:
+            entry = line.decode("utf-8").rstrip("\r\n")
+            word, frequency = entry.split(" ")[:2]
+            if set(word) <= found:
+                kept.append(entry)
+            else:
+                left_out += int(frequency)
+    kept.append(f"{LEFT_OUT} {left_out}")
+    try:
+        store.write_atomically(path, "\n".join(kept) + "\n")
+    except OSError as error:
+        log.debug("the search's dictionary cannot be written to %s (%s): jieba's own is used", path, error)
+        return None
+    return path
