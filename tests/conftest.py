@@ -159,11 +159,12 @@ def copy_project(dest: Path) -> Path:
         return set(anywhere(folder, names)) | (at_root & set(names) if Path(folder) == ROOT else set())
 
     shutil.copytree(ROOT, dest, ignore=ignore)
-    # The notebooks' rendered HTML, keyed by each executed notebook (see the plugin): what the session's build
-    # rendered, a copy need not render again (a changed notebook is a new key, rendered by the copy's build).
-    rendered = ROOT / ".cache" / "mkdocs-jupyter"
-    if rendered.is_dir():
-        shutil.copytree(rendered, dest / ".cache" / "mkdocs-jupyter")
+    # What the session's build made and a copy need not make again, each keyed by what it is made from: the
+    # notebooks' rendered HTML (by each executed notebook, see the plugin) and the search's dictionary (by the
+    # characters of the sources, attention_lesson.site.segmenter). A copy that changes those makes its own.
+    for made in ("mkdocs-jupyter", "jieba"):
+        if (ROOT / ".cache" / made).is_dir():
+            shutil.copytree(ROOT / ".cache" / made, dest / ".cache" / made)
     return dest
 
 

@@ -84,9 +84,7 @@ def configure(config: MkDocsConfig, lang: str, *, site_url: str, repo_url: str, 
         search.config.lang = search_config.get("lang") or [lang]
         search.config.pipeline = search_config.get("pipeline")
         search.config.separator = search_config.get("separator")
-        words = None if search.config.get("jieba_dict") else segmenter.dictionary(root, cache)  # mkdocs.yml's first
-        if words is not None:
-            search.config.jieba_dict = str(words)
+        segmenter.configure(search.config, root, cache)  # its Chinese words
 
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:  # its rendered HTML, keyed by the executed notebook; one folder per language,

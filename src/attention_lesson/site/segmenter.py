@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from pathlib import Path
+from typing import Any
 
 from attention_lesson.site import store
 
@@ -44,19 +45,35 @@ def characters(root: Path) -> set[str]:
     return found
 
 
-def dictionary(root: Path, cache: Path) -> Path | None:
-    """The dictionary for the project at `root`, made once for each set of characters and kept in `cache`.
-    None without jieba (Material then cuts nothing), or when `cache` cannot be written (jieba's own
-    dictionary is used: the same words, loaded more slowly)."""
+def configure(search: Any, root: Path, cache: Path) -> None:
+    """Give Material's search plugin (its config, `search`) the dictionary for the project at `root`, unless
+    mkdocs.yml names one. jieba is told to keep the table it loads from it beside it in `cache`
+    (``jieba.dt.cache_file``; else a file per project folder would pile up in the system's temporary folder)."""
     try:
         import jieba
     except ImportError:
-        return None
+        return  # Material then cuts nothing
+    words = None if search.get("jieba_dict") else dictionary(root, cache)
+    jieba.dt.cache_file = str(words.with_suffix(".cache")) if words else None  # else jieba's own naming
+    if words is not None:
+        search.jieba_dict = str(words)
+
+
+def dictionary(root: Path, cache: Path) -> Path | None:
+    """The dictionary for the project at `root`, made once for each set of characters and kept in `cache`;
+    None when `cache` cannot be written (jieba's own dictionary is used: the same words, loaded more slowly)."""
+    import jieba
+
     found = characters(root)
     digest = hashlib.sha256(f"jieba {jieba.__version__}\n{''.join(sorted(found))}".encode()).hexdigest()[:16]
     path = cache / "jieba" / f"dict-{digest}.txt"
-    if path.is_file():
-        return path
+    return path if path.is_file() or _write(path, found) else None
+
+
+def _write(path: Path, found: set[str]) -> bool:
+    """Write the dictionary of the words made of `found` characters to `path`; False if it cannot be."""
+    import jieba
+
     kept, left_out = [], 0
     with jieba.Tokenizer().get_dict_file() as full:  # a tokenizer on jieba's own dictionary
         for line in full:
@@ -71,5 +88,5 @@ def dictionary(root: Path, cache: Path) -> Path | None:
         store.write_atomically(path, "\n".join(kept) + "\n")
     except OSError as error:
         log.debug("the search's dictionary cannot be written to %s (%s): jieba's own is used", path, error)
-        return None
-    return path
+        return False
+    return True
