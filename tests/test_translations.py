@@ -91,6 +91,32 @@ def test_each_search_index_cuts_chinese_words_as_jiebas_own_dictionary_does(buil
     assert cuts > 1000, "no Chinese words were cut: is jieba installed?"
 
 
+def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_total(tmp_path):
+    """A word made of characters the sources did not have joins the dictionary when a page has them (a new
+    file name: jieba's table of the old one stays valid), and the frequencies sum to jieba's own total, which
+    jieba divides every word's frequency by."""
+    import jieba
+
+    from attention_lesson.site import segmenter
+
+    def frequencies(dictionary) -> dict[str, int]:
+        lines = dictionary.read_text(encoding="utf-8").splitlines()
+        return {line.split(" ")[0]: int(line.split(" ")[1]) for line in lines}
+
+    project = tmp_path / "project"
+    (project / "docs" / "zh").mkdir(parents=True)
+    page = project / "docs" / "zh" / "index.md"
+    page.write_text("# 注意力\n", encoding="utf-8")
+    before = segmenter.dictionary(project, tmp_path / "cache")
+    page.write_text("# 注意力\n\n鳄鱼在河里。\n", encoding="utf-8")
+    after = segmenter.dictionary(project, tmp_path / "cache")
+    assert before != after and before.is_file()
+    assert "鳄鱼" not in frequencies(before) and "鳄鱼" in frequencies(after)
+    with jieba.Tokenizer().get_dict_file() as own:
+        total = sum(int(line.split()[1]) for line in own)
+    assert sum(frequencies(before).values()) == sum(frequencies(after).values()) == total
+
+
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):
     page = project_copy / "docs" / "en" / "causal-mask.md"
     page.write_text(page.read_text(encoding="utf-8").replace('--8<-- "snippets/causal_mask.py"\n', ""))
