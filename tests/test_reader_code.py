@@ -82,9 +82,12 @@ def finished(home: Path) -> bool:
 
 def reader_env() -> dict[str, str]:
     """The environment a reader's interpreter gets: PATH (and on Windows SYSTEMROOT, without which Python's
-    sockets and random numbers fail), nothing of the project or of the test session."""
+    sockets and random numbers fail), nothing of the project or of the test session; and torch on one thread
+    (OMP_NUM_THREADS=1). The test session's other worker has the other core, and a two-thread torch spins
+    while its descheduled half catches up: the reader's runs took 21 CPU-s with two threads, 14 with one, on a
+    machine with one core busy. What a listing prints does not depend on it; its timings are not compared."""
     keep = ("PATH", "SYSTEMROOT") if os.name == "nt" else ("PATH",)
-    return {name: os.environ[name] for name in keep if name in os.environ}
+    return {**{name: os.environ[name] for name in keep if name in os.environ}, "OMP_NUM_THREADS": "1"}
 
 
 def run_reader_python(python: Path, args: list[str], folder: Path) -> subprocess.CompletedProcess:
