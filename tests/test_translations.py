@@ -7,6 +7,7 @@ import re
 import shutil
 import sys
 
+import commands
 import pytest
 import yaml
 from conftest import ROOT, build_site, run
@@ -17,7 +18,12 @@ LANGS = [code for code in i18n.languages() if code != i18n.DEFAULT_LANG]
 """Every language folder there is: a language in progress (not in translations.SHIPPED) is one of them."""
 
 
-def check_command(project, *args: str):
+def check_command(project, *args: str, process: bool = False):
+    """`python -m attention_lesson.site.translations <args>` in `project`: its main() in this process
+    (tests/commands.py: the command's output and exit status, without an interpreter's start), or with
+    `process`, as the translator types it, in a process of its own with the copy's src/ first."""
+    if not process:
+        return commands.translations(project, *args)
     return run([sys.executable, "-m", "attention_lesson.site.translations", *args], cwd=project,
                env={"PYTHONPATH": str(project / "src")}, check=False)
 
@@ -120,7 +126,7 @@ def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_t
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):
     page = project_copy / "docs" / "en" / "causal-mask.md"
     page.write_text(page.read_text(encoding="utf-8").replace('--8<-- "snippets/causal_mask.py"\n', ""))
-    proc = check_command(project_copy, "en")
+    proc = check_command(project_copy, "en", process=True)  # the command as TRANSLATING.md gives it
     assert proc.returncode == 2
     ja = (project_copy / "docs" / "ja" / "causal-mask.md").read_text(encoding="utf-8").splitlines()
     line = ja.index('--8<-- "snippets/causal_mask.py"') + 1
