@@ -421,8 +421,10 @@ def test_formula_is_mathml(visits: list[Visit], languages: list[str]) -> None:
         assert not RAW_TEX.search(v.text), f"/{prefix(lang)}head/: raw TeX on screen: {RAW_TEX.findall(v.text)}"
 
 
-def test_quiz_answers_open_on_click(page: Page, site_url: str, languages: list[str]) -> None:
-    for lang in languages:
+def test_quiz_answers_open_on_click(page: Page, site_url: str) -> None:
+    """On the source language's page: the answers are the same <details> in every language, which
+    tests/test_site.py checks are folded."""
+    for lang in [DEFAULT_LANG]:
         page.goto(f"{site_url}{prefix(lang)}quiz/")
         details = page.locator("article details")
         assert details.count() >= 1, f"/{prefix(lang)}quiz/: no <details>"
@@ -503,8 +505,10 @@ def test_the_edit_button_opens_the_pages_own_file_in_every_language(page: Page, 
         assert opened[-1] == f"{REPO_URL}/edit/main/docs/{lang}/scaling.md"
 
 
-def test_copy_button_copies_the_code(page: Page, site_url: str, languages: list[str]) -> None:
-    for lang in languages:
+def test_copy_button_copies_the_code(page: Page, site_url: str) -> None:
+    """On the source language's page: Material's button is the same in every language, and what it copies
+    (the code block's text) is what tests/test_reader_code.py runs in every language."""
+    for lang in [DEFAULT_LANG]:
         page.goto(f"{site_url}{prefix(lang)}head/")
         button = page.locator(COPY_BUTTON).first
         target = button.get_attribute("data-clipboard-target")
@@ -823,11 +827,13 @@ def test_a_heatmap_row_says_what_that_character_attends_to(page: Page, site_url:
 
 
 def test_without_javascript_the_figures_stay_as_drawn(chromium_browser: Browser, site_url: str,
-                                                      languages: list[str], printed: dict) -> None:
+                                                      printed: dict) -> None:
+    """On the source language's pages: the figures as drawn are the same markup in every language, whose
+    values tests/test_lesson_values.py reads in each."""
     ctx = chromium_browser.new_context(java_script_enabled=False)
     try:
         page = ctx.new_page()
-        for lang in languages:
+        for lang in [DEFAULT_LANG]:
             page.goto(f"{site_url}{prefix(lang)}query-key/")
             expect(page, f"/{prefix(lang)}query-key/ without JavaScript", printed["scoring"])
             assert page.locator(".lesson-figure svg").first.is_visible()

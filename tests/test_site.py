@@ -96,8 +96,9 @@ def test_formula_is_mathml_rendered_at_build_time(built_site):
     assert "<msqrt>" in raw and "\\frac" not in raw
 
 
-def test_quiz_answers_are_folded(built_site):
-    raw = (built_site / "quiz" / "index.html").read_text(encoding="utf-8")
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_quiz_answers_are_folded(built_site, lang):
+    raw = (built_site / ("" if lang == LANGUAGES[0] else lang) / "quiz" / "index.html").read_text(encoding="utf-8")
     assert raw.count('<details class="question">') == 3
     assert "<details class=\"question\" open" not in raw
 
