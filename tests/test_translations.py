@@ -99,8 +99,8 @@ def test_each_search_index_cuts_chinese_words_as_jiebas_own_dictionary_does(buil
 
 def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_total(tmp_path):
     """A word made of characters the sources did not have joins the dictionary when a page has them (a new
-    file name: jieba's table of the old one stays valid), and the frequencies sum to jieba's own total, which
-    jieba divides every word's frequency by."""
+    file name: jieba's table of the old one stays valid), the frequencies sum to jieba's own total, which
+    jieba divides every word's frequency by, and a damaged dictionary is made again."""
     import jieba
 
     from attention_lesson.site import segmenter
@@ -121,6 +121,10 @@ def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_t
     with jieba.Tokenizer().get_dict_file() as own:
         total = sum(int(line.split()[1]) for line in own)
     assert sum(frequencies(before).values()) == sum(frequencies(after).values()) == total
+
+    whole = after.read_bytes()  # a file cut short (a full disk, an editor) is made again
+    after.write_bytes(whole[: len(whole) // 2])
+    assert segmenter.dictionary(project, tmp_path / "cache") == after and after.read_bytes() == whole
 
 
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):

@@ -70,7 +70,18 @@ def dictionary(root: Path, cache: Path) -> Path | None:
     found = characters(root)
     digest = hashlib.sha256(f"jieba {jieba.__version__}\n{''.join(sorted(found))}".encode()).hexdigest()[:16]
     path = cache / "jieba" / f"dict-{digest}.txt"
-    return path if path.is_file() or _write(path, found) else None
+    return path if _whole(path) or _write(path, found) else None
+
+
+def _whole(path: Path) -> bool:
+    """Whether `path` is a dictionary as _write writes it: every line a word and its frequency, the last one
+    LEFT_OUT's (a file damaged or cut short is made again, not given to jieba, which would stop the build)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(lines) and lines[-1].startswith(f"{LEFT_OUT} ") and all(
+        len(fields := line.split(" ")) >= 2 and fields[1].isdigit() for line in lines)
 
 
 def _write(path: Path, found: set[str]) -> bool:
