@@ -100,7 +100,8 @@ def test_each_search_index_cuts_chinese_words_as_jiebas_own_dictionary_does(buil
 def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_total(tmp_path):
     """A word made of characters the sources did not have joins the dictionary when a page has them (a new
     file name: jieba's table of the old one stays valid), the frequencies sum to jieba's own total, which
-    jieba divides every word's frequency by, and a damaged dictionary is made again."""
+    jieba divides every word's frequency by; a damaged dictionary is made again, and none is made where the
+    cache cannot be written (Material then gives jieba its own)."""
     import jieba
 
     from attention_lesson.site import segmenter
@@ -125,6 +126,8 @@ def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_t
     whole = after.read_bytes()  # a file cut short (a full disk, an editor) is made again
     after.write_bytes(whole[: len(whole) // 2])
     assert segmenter.dictionary(project, tmp_path / "cache") == after and after.read_bytes() == whole
+    (tmp_path / "a-file").write_text("", encoding="utf-8")  # a cache folder that cannot be made: jieba's own
+    assert segmenter.dictionary(project, tmp_path / "a-file") is None
 
 
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):
