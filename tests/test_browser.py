@@ -269,8 +269,9 @@ IN_EVERY_LANGUAGE = ("", "averaging/", "query-key/", "causal-mask/", "head/", "n
 """The pages visited in every language: the home page, the pages whose scripts speak the page's language (the
 explorer, the heatmaps' rows) or draw its maths, and a notebook (mkdocs-jupyter's page). Every page of the
 source language is visited. A translation's other pages are the same templates, styles and scripts with other
-words; tests/test_site.py reads their HTML for what a visit would see of them: the language, the switcher,
-nothing loaded from another origin, no raw TeX. (A visit costs Chromium 0.4-0.6 CPU-s; these are 16 fewer.)"""
+words, whose HTML is read for what a visit would see of them: the language, nothing loaded from another
+origin and no raw TeX (tests/test_site.py), the switcher (tests/test_translations.py). (A visit costs Chromium
+0.4-0.6 CPU-s; these are 16 fewer.)"""
 
 
 @pytest.fixture(scope="session")
