@@ -31,6 +31,11 @@ LANGUAGES = _languages()
 translator's docs/<code>/) is held to the translators' check instead, so the suite stays green while it grows."""
 
 
+RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
+"""TeX that would be on screen if a formula were not converted to MathML: what a visit in the browser sees
+(tests/test_browser.py) and what the HTML of every page shows (tests/test_site.py)."""
+
+
 OUTER_STORE = os.environ.get("LESSON_STORE")
 STORE = Path(OUTER_STORE or tempfile.mkdtemp(prefix="lesson-test-store-"))
 """One store of execution results for the whole test session: it starts empty, as in CI, and every build of

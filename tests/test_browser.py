@@ -30,7 +30,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from conftest import LANGUAGES
+from conftest import LANGUAGES, RAW_TEX
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -52,8 +52,6 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 # button.md-code__button[data-md-type=copy] inside nav.md-code__nav.
 COPY_BUTTON = "button.md-clipboard, button.md-code__button[data-md-type='copy']"
 
-# TeX that would be on screen if a formula were not converted to MathML.
-RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
 
 # (language, query, page the query is about). The page is the one whose subject the word is, decided from
 # the content: the query's best answer, not merely a page that mentions it.

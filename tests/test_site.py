@@ -12,7 +12,7 @@ from unittest import mock
 
 import commands
 import pytest
-from conftest import LANGUAGES, ROOT, STORE, build_site
+from conftest import LANGUAGES, RAW_TEX, ROOT, STORE, build_site
 from test_lesson import LESSON_AVERAGING, LESSON_CAUSAL
 
 EXEC_FENCE = re.compile(r'^```python exec="on"(?P<opts>[^\n]*)\n--8<-- "(?P<path>[^"]+)"\n```', re.M)
@@ -57,8 +57,6 @@ def test_no_page_publishes_a_traceback(built_site):
         assert "Traceback (most recent call last)" not in text, page
 
 
-RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
-"""TeX that would be on screen if a formula were not converted to MathML (as tests/test_browser.py's)."""
 HIDDEN = re.compile(r"<(script|style|annotation)\b.*?</\1>", re.S)
 """What a reader never sees as text: scripts, styles and the TeX source MathML keeps in <annotation>."""
 ELSEWHERE = re.compile(r"""(?:\bsrc=|<link\b[^>]*\bhref=|url\()["']?(?:https?:)?//""")
