@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import sys
@@ -100,8 +101,8 @@ def test_each_search_index_cuts_chinese_words_as_jiebas_own_dictionary_does(buil
 def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_total(tmp_path):
     """A word made of characters the sources did not have joins the dictionary when a page has them (a new
     file name: jieba's table of the old one stays valid), the frequencies sum to jieba's own total, which
-    jieba divides every word's frequency by; a damaged dictionary is made again, and none is made where the
-    cache cannot be written (Material then gives jieba its own)."""
+    jieba divides every word's frequency by; a damaged dictionary is made again, none is made where the
+    cache cannot be written (Material then gives jieba its own), and one unused for a month is pruned."""
     import jieba
 
     from attention_lesson.site import segmenter
@@ -128,6 +129,11 @@ def test_the_search_dictionary_follows_the_sources_characters_and_keeps_jiebas_t
     assert segmenter.dictionary(project, tmp_path / "cache") == after and after.read_bytes() == whole
     (tmp_path / "a-file").write_text("", encoding="utf-8")  # a cache folder that cannot be made: jieba's own
     assert segmenter.dictionary(project, tmp_path / "a-file") is None
+
+    month = 31 * 86400  # the dictionary of the characters the page no longer has, unused for a month, is pruned
+    os.utime(before, (before.stat().st_atime, before.stat().st_mtime - month))
+    segmenter.prune(tmp_path / "cache")
+    assert not before.exists() and after.exists()
 
 
 def test_check_command_fails_on_a_dropped_snippet_include(project_copy):

@@ -57,6 +57,7 @@ from attention_lesson.site import (
     mathml,
     notebooks,
     project,
+    segmenter,
     sitemap,
     translations,
 )
@@ -446,6 +447,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 with contextlib.suppress(StoreError, OSError):  # a read-only checkout: nothing to prune there
                     Store(self.cache / "runs").prune()
                     notebooks.prune(self.cache)
+                    segmenter.prune(self.cache)
             now = time.time()
             site = Path(self._config.site_dir) if self._config else self.root / "site"
             left = [*self.cache.glob(f"{PRIVATE}*"), *Path(tempfile.gettempdir()).glob(f"{PRIVATE}*"),

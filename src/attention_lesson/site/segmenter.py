@@ -18,9 +18,11 @@ code's strings), which is all a page can show.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +72,24 @@ def dictionary(root: Path, cache: Path) -> Path | None:
     found = characters(root)
     digest = hashlib.sha256(f"jieba {jieba.__version__}\n{''.join(sorted(found))}".encode()).hexdigest()[:16]
     path = cache / "jieba" / f"dict-{digest}.txt"
-    return path if _whole(path) or _write(path, found) else None
+    if _whole(path):
+        with contextlib.suppress(OSError):  # used now (jieba's table beside it: touching the dictionary would
+            os.utime(path.with_suffix(".cache"))  # make jieba build the table again)
+        return path
+    return path if _write(path, found) else None
+
+
+def prune(cache: Path, max_age: float = store.MAX_AGE) -> None:
+    """Drop the dictionaries (and jieba's tables of them) not used for max_age seconds: those of characters the
+    sources no longer have."""
+    now = time.time()
+    for path in (cache / "jieba").glob("dict-*.txt"):
+        pair = [path, path.with_suffix(".cache")]
+        used = max((p.stat().st_mtime for p in pair if p.exists()), default=now)
+        if now - used > max_age:
+            for old in pair:
+                with contextlib.suppress(OSError):
+                    old.unlink()
 
 
 def _whole(path: Path) -> bool:
