@@ -56,22 +56,34 @@ def configure(search: Any, root: Path, cache: Path) -> None:
         import jieba
     except ImportError:
         return  # Material then cuts nothing
-    words = None if search.get("jieba_dict") else dictionary(root, cache)
+    found = None if search.get("jieba_dict") else characters(root)
+    path = None if found is None else _path(found, cache)
+    # Material has jieba load a dictionary it is given at every build: a serve rebuild whose jieba has this one
+    # loaded already is not given it again, nor is it read again (0.1 s of every rebuild)
+    loaded = path is not None and jieba.dt.initialized and jieba.dt.dictionary == os.path.normpath(path)
+    words = path if loaded or path is None else _made(path, found)
     jieba.dt.cache_file = str(words.with_suffix(".cache")) if words else None  # else jieba's own naming
-    # Material has jieba load a dictionary it is given at every build; a serve rebuild with this one loaded
-    # already is not given it again (0.1 s of every rebuild)
-    if words is not None and not (jieba.dt.initialized and jieba.dt.dictionary == os.path.normpath(words)):
+    if words is not None and not loaded:
         search.jieba_dict = str(words)
 
 
 def dictionary(root: Path, cache: Path) -> Path | None:
     """The dictionary for the project at `root`, made once for each set of characters and kept in `cache`;
     None when `cache` cannot be written (jieba's own dictionary is used: the same words, loaded more slowly)."""
+    found = characters(root)
+    return _made(_path(found, cache), found)
+
+
+def _path(found: set[str], cache: Path) -> Path:
+    """Where the dictionary of the words made of `found` characters is kept in `cache`, named by them."""
     import jieba
 
-    found = characters(root)
     digest = hashlib.sha256(f"jieba {jieba.__version__}\n{''.join(sorted(found))}".encode()).hexdigest()[:16]
-    path = cache / "jieba" / f"dict-{digest}.txt"
+    return cache / "jieba" / f"dict-{digest}.txt"
+
+
+def _made(path: Path, found: set[str]) -> Path | None:
+    """`path`, made of the words of `found` characters if it is not there whole; None if it cannot be written."""
     if _whole(path):
         with contextlib.suppress(OSError):  # used now (jieba's table beside it: touching the dictionary would
             os.utime(path.with_suffix(".cache"))  # make jieba build the table again)
