@@ -6,7 +6,9 @@ tests; that each listing also runs on its own, as copied, is tests/test_reader_c
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
+import io
 import math
 import re
 import runpy
@@ -123,11 +125,19 @@ def test_whole_lesson_runs_from_a_terminal_with_the_lessons_headings(lesson):
     assert LESSON_AVERAGING in out and LESSON_CAUSAL in out
 
 
-def test_section_flag_runs_one_section_and_module_entry_point_matches(lesson):
+def test_section_flag_runs_one_section_and_module_entry_point_matches(lesson, monkeypatch):
     """`python -m attention_lesson --section 2 --lang ja` prints section 2 alone, as the whole lesson run from
-    snippets/attention.py (in Japanese by default) printed it: one process checks the module's entry point,
-    the section flag and the explicit source language."""
-    out = run([sys.executable, "-m", "attention_lesson", "--section", "2", "--lang", "ja"]).stdout
+    snippets/attention.py (in Japanese by default) printed it: the module's entry point, the section flag and
+    the explicit source language. The module runs as `-m` runs it (runpy, as __main__, from the project's
+    folder), in this process: that the command starts in a process of its own is the test below's, and the
+    interpreter and torch would start for this alone."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "argv", ["attention_lesson", "--section", "2", "--lang", "ja"])
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as exit_status:
+        runpy.run_module("attention_lesson", run_name="__main__", alter_sys=True)
+    assert exit_status.value.code == 0
+    out = printed.getvalue()
     assert re.findall(r"^== (\d)\.", out, flags=re.M) == ["2"]
     assert printed_dicts(out) == [LESSON_SCORES, LESSON_SOFTMAX, LESSON_SOFTMAX_X5]
     assert values.sections(out) == {2: values.sections(lesson)[2]}
@@ -148,6 +158,14 @@ def test_bad_cli_arguments_get_one_line_and_exit_2(args, env, needle):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr
+
+
+def test_the_module_entry_point_is_a_command_of_its_own():
+    """`python -m attention_lesson`, typed in the project's folder: its own process finds the project there
+    and answers a language it does not have as the script does (before any section, so before torch starts)."""
+    proc = run([sys.executable, "-m", "attention_lesson", "--lang", "xx"], check=False)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "unknown language code 'xx'" in proc.stderr
 
 
 def test_every_snippet_file_is_on_a_page():
