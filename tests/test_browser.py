@@ -782,7 +782,8 @@ def test_a_heatmap_row_says_what_that_character_attends_to(page: Page, site_url:
                                                           languages: list[str]) -> None:
     """On the causal-mask page, pointing at a row (or focusing it, and moving with the arrow keys) writes the
     characters that row attends to with the weights the lesson printed, and names the masked ones; the head
-    and averaging pages' heatmaps answer the same way."""
+    and averaging pages' heatmaps answer the same way (on the source language's pages: theirs is the same
+    script and markup with other cells, whose words in every language the causal-mask page has shown)."""
     from test_lesson_values import CAUSAL, WORDS
 
     from attention_lesson.site import i18n
@@ -817,7 +818,7 @@ def test_a_heatmap_row_says_what_that_character_attends_to(page: Page, site_url:
         assert readout.inner_text() == expected(lang, 2), where
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == expected(lang, 2), where
         assert [rows.nth(i).get_attribute("tabindex") for i in range(len(WORDS))] == ["-1", "-1", "0", "-1", "-1"]
-        for other in ("head", "averaging"):
+        for other in ("head", "averaging") if lang == DEFAULT_LANG else ():
             page.goto(f"{site_url}{prefix(lang)}{other}/")
             page.locator(".lesson-heat__row").nth(0).hover()  # the first character sees only itself
             text = page.locator(".lesson-heat__readout").inner_text()
