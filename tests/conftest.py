@@ -225,16 +225,18 @@ def update_snapshots(request) -> bool:
 
 
 ORDER = ["test_browser.py", "test_faults.py", "test_lesson.py", "test_lesson_values.py", "test_figures.py",
-         "test_snapshots.py", "test_runner.py", "test_workflow.py", "test_lint.py", "test_reader_code.py",
-         "test_drift.py", "test_translator_errors.py", "test_translations.py", "test_keys.py", "test_claims.py",
-         "test_site.py", "test_notebooks.py", "test_plugin.py", "test_reproducible.py", "test_published.py"]
+         "test_snapshots.py", "test_runner.py", "test_translator_errors.py", "test_reader_code.py",
+         "test_translations.py", "test_drift.py", "test_keys.py", "test_site.py", "test_notebooks.py",
+         "test_reproducible.py", "test_workflow.py", "test_published.py", "test_lint.py", "test_claims.py",
+         "test_plugin.py"]
 """The order modules are handed to the two workers (one module per worker, each taking the next when it is
 done: see addopts in pyproject.toml). The browser tests first, whose worker builds the session's site and then
-visits it (about 100 s). Meanwhile the other worker runs the fault injection (about 95 s, its builds each with a
+visits it (about 80 s). Meanwhile the other worker runs the fault injection (about 55 s, its builds each with a
 store of their own, so the session's store is no help to it), then the modules that neither build nor read a
-site (test_lesson and test_lesson_values together: they share one terminal run of the lesson); after them the
-store of results is warm, and the rest follow, longest first, so that the two workers finish together. A module
-not listed goes last."""
+site (test_lesson and test_lesson_values together: they share one terminal run of the lesson), about 25 s. By
+then the store of results is warm and both workers are free: the rest follow longest first (13-17 s down to
+none), so that whichever worker is free takes the longest left and the two finish together. A module not
+listed goes last."""
 
 
 def pytest_collection_modifyitems(config, items):
