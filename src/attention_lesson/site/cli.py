@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from attention_lesson.site import i18n, project
+from attention_lesson.site import i18n, project, shutdown
 
 SECTIONS = {
     1: "averaging.py",
@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:
         root = project.find(folder)
     except project.ProjectNotFound as error:
         parser.error(str(error))
+    shutdown.skip_final_collections()  # the terminal run exits 0.7 CPU-s sooner
     with project.building(root):
         if not lang.strip():
             parser.error(f"--lang needs a language code: one of {', '.join(i18n.languages())}")
