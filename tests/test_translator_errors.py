@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -247,6 +248,12 @@ def _get(url: str) -> tuple[int, str]:
         return error.code, ""
 
 
+QUIET = 1.0
+"""How long the server must stay quiet after its last build (s): a server that took a build's reading of the
+sources for an edit would detect it within its watcher's latency (inotify at once, MkDocs' polling 0.5 s) and
+its 0.1 s wait for edits to settle."""
+
+
 def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(template, project_copy):
     """`mkdocs serve` previews every language (the switcher works); a broken one shows its mistakes instead; an
     edit of an English page rebuilds the English preview alone. In a copy of its own: the server is a process of
@@ -262,6 +269,9 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
     server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
                               cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               start_new_session=True)
+    printed: list[str] = []  # what the server has printed so far, read as it prints it
+    reader = threading.Thread(target=lambda: printed.extend(server.stdout), daemon=True)
+    reader.start()
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
@@ -310,12 +320,18 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
         while "編集者が書いた一文。" not in _get(f"{base}/values/")[1]:
             assert time.monotonic() < deadline, "the Japanese edit never reached /values/"
             time.sleep(0.1)
-        time.sleep(3)
+        detected = "".join(printed).count("Detected file changes")
+        time.sleep(QUIET)
+        rebuilt = "".join(printed).count("Detected file changes") - detected
+        assert not rebuilt, f"the server detected changes {rebuilt} time(s) after its last build, with no edit"
     except OSError as error:
         pytest.fail(f"mkdocs serve did not answer: {error}")
     finally:
         server.terminate()
-        output = server.communicate(timeout=30)[0]
+        server.wait(timeout=30)
+        reader.join(timeout=10)
+        server.stdout.close()
+    output = "".join(printed)
     lines = [line for line in output.splitlines() if "docs/ko/strings.yml:" in line]
     assert len(lines) >= 1 and all("not valid YAML" in line for line in lines), output[-2000:]
     assert "Traceback" not in output
