@@ -845,16 +845,28 @@ def test_without_javascript_the_figures_stay_as_drawn(chromium_browser: Browser,
         ctx.close()
 
 
-def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(chromium_browser: Browser, site_url: str,
-                                                                 printed: dict) -> None:
+PHONE = (390, 844)
+
+
+@pytest.fixture(scope="module")
+def phone(chromium_browser: Browser) -> Iterator[Page]:
+    """A phone's tab (touch, a narrow screen, two device pixels per CSS pixel) that the phone tests take turns
+    in, as the others do in _tab: a new browser context per test costs Chromium a renderer process and a cold
+    first page."""
+    ctx = chromium_browser.new_context(viewport=dict(zip(("width", "height"), PHONE, strict=True)), is_mobile=True,
+                                       has_touch=True, device_scale_factor=2)
+    yield ctx.new_page()
+    ctx.close()
+
+
+def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(phone: Page, site_url: str, printed: dict) -> None:
     """On a phone: a finger on the handle drags the query (to exercise 1's [0, 1]) and the page stays put; a
     finger on the rest of the plane scrolls the page and leaves the query where it is. (On the source
     language's page, as the presets; the palette test taps every language's explorer on a phone.)"""
-    ctx = chromium_browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = phone
+    cdp = page.context.new_cdp_session(page)
     try:
-        page = ctx.new_page()
         errors = console_errors(page)
-        cdp = ctx.new_cdp_session(page)
 
         def touch(kind: str, *points: tuple[float, float]) -> None:
             cdp.send("Input.dispatchTouchEvent",
@@ -883,29 +895,36 @@ def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(chromium_browse
             assert page.locator(".lesson-qk__q").inner_text() == "q = [0.00, 1.00]", where
         assert not errors, errors
     finally:
-        ctx.close()
+        cdp.detach()
+        page.goto("about:blank")
+
+
+def forget_what_the_site_stored(page: Page, site_url: str) -> None:
+    """As a new browser context would be: nothing the site stored in the tab's earlier tests (Material keeps
+    the palette it chose in localStorage, and would not follow another preference of the screen's)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Storage.clearDataForOrigin", {"origin": site_url.rstrip("/"), "storageTypes": "local_storage"})
+    cdp.detach()
 
 
 SCREENSHOTS = os.environ.get("LESSON_SCREENSHOTS")
 """A folder for the explorer's screenshots (default: the test's temporary folder), to look at."""
 
 
-@pytest.mark.parametrize(("scheme", "viewport"), [("light", (1280, 900)), ("dark", (390, 844))],
-                         ids=["light-desktop", "dark-phone"])
-def test_the_explorer_fits_and_is_drawn_in_both_palettes(chromium_browser: Browser, site_url: str,
-                                                         languages: list[str], scheme: str,
-                                                         viewport: tuple[int, int], tmp_path: Path) -> None:
-    """The query-key page in the light palette on a desktop and in the dark one on a phone: nothing wider
-    than the screen, a tap on the plane moves the query (on the phone), no console error; screenshots of the
-    explorer after a move, in every language."""
-    phone = viewport[0] < 600
-    ctx = chromium_browser.new_context(viewport=dict(zip(("width", "height"), viewport, strict=True)),
-                                       color_scheme=scheme, is_mobile=phone, has_touch=phone,
-                                       device_scale_factor=2 if phone else 1)
+@pytest.mark.parametrize("scheme", ["light", "dark"], ids=["light-desktop", "dark-phone"])
+def test_the_explorer_fits_and_is_drawn_in_both_palettes(request: pytest.FixtureRequest, site_url: str,
+                                                         languages: list[str], scheme: str, tmp_path: Path) -> None:
+    """The query-key page in the light palette on a desktop (the interaction tests' tab) and in the dark one on a
+    phone: nothing wider than the screen, a tap on the plane moves the query (on the phone), no console error;
+    screenshots of the explorer after a move, in every language."""
+    on_phone = scheme == "dark"
+    page: Page = request.getfixturevalue("phone" if on_phone else "page")
+    viewport = (page.viewport_size["width"], page.viewport_size["height"])
     folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
+    forget_what_the_site_stored(page, site_url)
+    page.emulate_media(color_scheme=scheme)
     try:
-        page = ctx.new_page()
         errors = console_errors(page)
         page.on("pageerror", lambda error: errors.append(str(error)))
         for lang in languages:
@@ -920,7 +939,7 @@ def test_the_explorer_fits_and_is_drawn_in_both_palettes(chromium_browser: Brows
             box = figure.bounding_box()
             assert box and 0 <= box["x"] and box["x"] + box["width"] <= viewport[0], f"{where}: {box}"
             page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
-            if phone:
+            if on_phone:
                 page.touchscreen.tap(*plane_point(page, 0.5, 0.5))
             else:
                 page.mouse.click(*plane_point(page, 0.5, 0.5))
@@ -930,7 +949,8 @@ def test_the_explorer_fits_and_is_drawn_in_both_palettes(chromium_browser: Brows
                               style=".md-header { visibility: hidden; }")
         assert not errors, errors
     finally:
-        ctx.close()
+        page.emulate_media(color_scheme="light")  # as the tab was given: Playwright's default
+        page.goto("about:blank")
 
 
 # --------------------------------------------------------------------------------------------------------
