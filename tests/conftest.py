@@ -45,6 +45,14 @@ through the environment; the session that made it removes it."""
 os.environ["LESSON_STORE"] = str(STORE)
 
 
+def own_store(folder: Path) -> Path:
+    """A copy of the session's results, for a test whose builds compute for seconds: a build renders a page
+    under a lock of its store's (one run per page), and another test's build of that page in the session's
+    store would wait for it, its core idle. The entries alone: the session's locks are not the copy's, and one
+    that a build holds cannot be read on Windows."""
+    return Path(shutil.copytree(STORE, folder / "runs", ignore=shutil.ignore_patterns("locks", ".*.tmp")))
+
+
 def _base_env() -> dict[str, str]:
     # a stray one would pick a language, a store or a site
     stray = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_STORE", "LESSON_SITE_URL", "LESSON_REPO_URL", "PYTHONPATH",

@@ -12,18 +12,20 @@ import re
 import sys
 
 import commands
-from conftest import run, slim
+from conftest import own_store, run, slim
 
 
 def _cost_table(site) -> str:
     return re.search(r"<table>.*?</table>", (site / "cost" / "index.html").read_text(encoding="utf-8"), re.S)[0]
 
 
-def test_editing_the_machinery_runs_no_listing_again(project_copy, tmp_path):
+def test_editing_the_machinery_runs_no_listing_again(built_site, project_copy, tmp_path):
     slim(project_copy, ["index.md", "cost.md", "translation-status.md"], ["ja"])  # the cost page, few others
+    # the session's results, the cost page's run among them: the figures are drawn again in a store of its own
+    env = {"LESSON_LANG": "ja", "LESSON_STORE": str(own_store(tmp_path))}
     build = ["build", "--strict", "-v", "-d"]
     # Before the edit the copy's code is this process's package: built here, without a process's start.
-    proc = commands.mkdocs(project_copy, *build, str(tmp_path / "before"), env={"LESSON_LANG": "ja"})
+    proc = commands.mkdocs(project_copy, *build, str(tmp_path / "before"), env=env)
     assert proc.returncode == 0, proc.stderr
     machinery = project_copy / "src" / "attention_lesson" / "site"
     figures = machinery / "figures.py"
@@ -34,7 +36,7 @@ def test_editing_the_machinery_runs_no_listing_again(project_copy, tmp_path):
         path = machinery / module
         path.write_text(path.read_text(encoding="utf-8") + "\n# an edit of the machinery\n", encoding="utf-8")
     log = run([sys.executable, "-m", "mkdocs", *build, str(tmp_path / "after")], cwd=project_copy,
-              env={"LESSON_LANG": "ja"}).stderr  # the copy's own code, as edited: a process of its own
+              env=env).stderr  # the copy's own code, as edited: a process of its own
 
     ran = re.findall(r"Ran (docs/\S+: \S+(?: snippets/\S+)?)", log)
     assert ran and all(": figure: " in block for block in ran), f"not only figures ran again: {ran}"

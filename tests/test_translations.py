@@ -11,7 +11,7 @@ import sys
 import commands
 import pytest
 import yaml
-from conftest import ROOT, build_site, run
+from conftest import ROOT, build_site, own_store, run
 
 from attention_lesson.site import i18n, translations
 
@@ -162,13 +162,13 @@ def test_a_new_language_folder_builds_falls_back_and_is_reported(built_site, pro
 
     # The Japanese build (which also draws the figures of every language) and the new one's; the others are
     # built by the session's build.
-    site = tmp_path / "site"
-    proc = build_site(project_copy, site, env={"LESSON_LANG": "ja"})
+    site, store = tmp_path / "site", str(own_store(tmp_path))  # every figure is drawn again, for French
+    proc = build_site(project_copy, site, env={"LESSON_LANG": "ja", "LESSON_STORE": store})
     # the figures are drawn in French from the stored run: nothing is measured again
     figures = sum(page.read_text(encoding="utf-8").count('title="figure:')
                   for page in (project_copy / "docs" / "ja").glob("*.md"))
     assert f"Runner (ja): {figures} blocks run" in proc.stderr, proc.stderr[-2000:]
-    build_site(project_copy, site / "fr", env={"LESSON_LANG": "fr"})
+    build_site(project_copy, site / "fr", env={"LESSON_LANG": "fr", "LESSON_STORE": store})
     assert '<html lang="fr"' in (site / "fr" / "index.html").read_text(encoding="utf-8")
     assert 'hreflang="fr"' in (site / "scaling" / "index.html").read_text(encoding="utf-8")
     fallback = (site / "fr" / "scaling" / "index.html").read_text(encoding="utf-8")
