@@ -140,7 +140,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
-        shutdown.skip_final_collections()  # `mkdocs build` exits 1.2 CPU-s sooner (README, "Speed")
+        shutdown.skip_final_collections()  # `mkdocs build` ends 1.2-1.4 s sooner (README, Budgets)
         if command == "build":
             self._catch_interrupts()
 
