@@ -400,11 +400,13 @@ def _tab(context: BrowserContext) -> Iterator[tuple[Page, list[str]]]:
 
 @pytest.fixture
 def page(_tab: tuple[Page, list[str]]) -> Iterator[Page]:
-    """The interaction tests' tab, as a new one would be for this test: no errors recorded, no routes left."""
+    """The interaction tests' tab, as a new one would be for this test: no errors recorded, no routes left, the
+    screen's default palette."""
     tab, errors = _tab
     errors.clear()
     yield tab
     tab.unroute_all()
+    tab.emulate_media(color_scheme="light")  # Playwright's default
     tab.goto("about:blank")
     assert not errors, f"page errors: {errors}"
 
@@ -849,7 +851,7 @@ PHONE = (390, 844)
 
 
 @pytest.fixture(scope="module")
-def phone(chromium_browser: Browser) -> Iterator[Page]:
+def _phone_tab(chromium_browser: Browser) -> Iterator[Page]:
     """A phone's tab (touch, a narrow screen, two device pixels per CSS pixel) that the phone tests take turns
     in, as the others do in _tab: a new browser context per test costs Chromium a renderer process and a cold
     first page."""
@@ -857,6 +859,14 @@ def phone(chromium_browser: Browser) -> Iterator[Page]:
                                        has_touch=True, device_scale_factor=2)
     yield ctx.new_page()
     ctx.close()
+
+
+@pytest.fixture
+def phone(_phone_tab: Page) -> Iterator[Page]:
+    """The phone's tab, left as a new one would be for the next test: the screen's default palette, no page."""
+    yield _phone_tab
+    _phone_tab.emulate_media(color_scheme="light")  # Playwright's default
+    _phone_tab.goto("about:blank")
 
 
 def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(phone: Page, site_url: str, printed: dict) -> None:
@@ -896,7 +906,6 @@ def test_a_finger_drags_the_query_and_elsewhere_scrolls_the_page(phone: Page, si
         assert not errors, errors
     finally:
         cdp.detach()
-        page.goto("about:blank")
 
 
 def forget_what_the_site_stored(page: Page, site_url: str) -> None:
@@ -923,34 +932,30 @@ def test_the_explorer_fits_and_is_drawn_in_both_palettes(request: pytest.Fixture
     folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     forget_what_the_site_stored(page, site_url)
-    page.emulate_media(color_scheme=scheme)
-    try:
-        errors = console_errors(page)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        for lang in languages:
-            where = f"/{prefix(lang)}query-key/ ({scheme}, {viewport[0]} px)"
-            page.goto(f"{site_url}{prefix(lang)}query-key/")
-            palette = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
-            assert palette == ("slate" if scheme == "dark" else "default"), where
-            figure = page.locator(".lesson-qk")
-            figure.scroll_into_view_if_needed()
-            wide = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            assert wide <= 0, f"{where}: the page scrolls sideways by {wide} px"
-            box = figure.bounding_box()
-            assert box and 0 <= box["x"] and box["x"] + box["width"] <= viewport[0], f"{where}: {box}"
-            page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
-            if on_phone:
-                page.touchscreen.tap(*plane_point(page, 0.5, 0.5))
-            else:
-                page.mouse.click(*plane_point(page, 0.5, 0.5))
-            assert page.locator(".lesson-qk__q").inner_text() == "q = [0.50, 0.50]", where
-            # Material's header stays on screen as the page scrolls: not in the picture of the explorer
-            figure.screenshot(path=folder / f"query-key-{lang}-{scheme}-{viewport[0]}.png",
-                              style=".md-header { visibility: hidden; }")
-        assert not errors, errors
-    finally:
-        page.emulate_media(color_scheme="light")  # as the tab was given: Playwright's default
-        page.goto("about:blank")
+    page.emulate_media(color_scheme=scheme)  # the fixtures give the tab back with the default, light
+    errors = console_errors(page)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    for lang in languages:
+        where = f"/{prefix(lang)}query-key/ ({scheme}, {viewport[0]} px)"
+        page.goto(f"{site_url}{prefix(lang)}query-key/")
+        palette = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        assert palette == ("slate" if scheme == "dark" else "default"), where
+        figure = page.locator(".lesson-qk")
+        figure.scroll_into_view_if_needed()
+        wide = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert wide <= 0, f"{where}: the page scrolls sideways by {wide} px"
+        box = figure.bounding_box()
+        assert box and 0 <= box["x"] and box["x"] + box["width"] <= viewport[0], f"{where}: {box}"
+        page.locator(".lesson-qk__plane").scroll_into_view_if_needed()
+        if on_phone:
+            page.touchscreen.tap(*plane_point(page, 0.5, 0.5))
+        else:
+            page.mouse.click(*plane_point(page, 0.5, 0.5))
+        assert page.locator(".lesson-qk__q").inner_text() == "q = [0.50, 0.50]", where
+        # Material's header stays on screen as the page scrolls: not in the picture of the explorer
+        figure.screenshot(path=folder / f"query-key-{lang}-{scheme}-{viewport[0]}.png",
+                          style=".md-header { visibility: hidden; }")
+    assert not errors, errors
 
 
 # --------------------------------------------------------------------------------------------------------
