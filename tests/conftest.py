@@ -44,6 +44,13 @@ session's workers (pytest-xdist) and a session a test starts inside a copy (test
 through the environment; the session that made it removes it."""
 os.environ["LESSON_STORE"] = str(STORE)
 
+os.environ["OMP_NUM_THREADS"] = "1"
+"""torch on one thread in every process of the session (its workers and every build, serve and command they
+start inherit it): the suite runs one worker per core (addopts in pyproject.toml), and a two-thread torch in a
+worker or a build spins while its other half waits for the core that the other worker holds. The same run of
+the suite took 221.8 CPU-s with torch's default and 215.6 with one thread. What a block prints and every value
+a test compares do not depend on it; the timings are not compared. Set before this session imports torch."""
+
 
 def own_store(folder: Path) -> Path:
     """A copy of the session's results, for a test whose builds compute for seconds: a build renders a page
