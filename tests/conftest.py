@@ -44,12 +44,23 @@ session's workers (pytest-xdist) and a session a test starts inside a copy (test
 through the environment; the session that made it removes it."""
 os.environ["LESSON_STORE"] = str(STORE)
 
-os.environ["OMP_NUM_THREADS"] = "1"
-"""torch on one thread in every process of the session (its workers and every build, serve and command they
-start inherit it): the suite runs one worker per core (addopts in pyproject.toml), and a two-thread torch in a
-worker or a build spins while its other half waits for the core that the other worker holds. The same run of
-the suite took 221.8 CPU-s with torch's default and 215.6 with one thread. What a block prints and every value
-a test compares do not depend on it; the timings are not compared. Set before this session imports torch."""
+SESSION_ENV = {"OMP_NUM_THREADS": "1",
+               "MALLOC_MMAP_THRESHOLD_": str(256 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(2**30)}
+"""How every process of the session runs torch (its workers, and every build, serve, command and reader's
+interpreter they start: set here, before the workers start and before this session imports torch). What a
+block prints and every value a test compares do not depend on either; the timings are not compared, and the
+build's memory is measured by .ci/budget.py, not here.
+
+- torch on one thread: the suite runs one worker per core (addopts in pyproject.toml), and a two-thread torch
+  spins while its other half waits for the core the other worker holds. The suite took 220.7 CPU-s with
+  torch's default, 212.7 with one thread (means of four runs each, taken in turns).
+- glibc's malloc (the environment variables of mallopt(3); other C libraries ignore them) takes blocks of up to
+  256 MiB from its heap and keeps up to 1 GiB that is freed there. By default a block above 32 MiB is a mapping
+  of its own, handed back when it is freed, so each call of the timed listings at T = 4000 (a T×T float32
+  tensor is 64 MiB) maps and zeroes fresh pages, five times per length and function: the reader's runs took
+  18.7-18.9 CPU-s, 12.2-12.4 with these (tests/test_reader_code.py alone, two runs each), and a cold build of
+  the site 22.4 and 21.1 CPU-s, 20.7 and 19.3 with these (both with one thread)."""
+os.environ.update(SESSION_ENV)
 
 
 def own_store(folder: Path) -> Path:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import LANGUAGES, ROOT
+from conftest import LANGUAGES, ROOT, SESSION_ENV
 
 from attention_lesson.site import i18n
 
@@ -80,26 +80,13 @@ def finished(home: Path) -> bool:
     return (home / VENV_MARKER).is_file() and venv_python(home).exists()
 
 
-GLIBC_KEEPS_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(256 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(2**30)}
-"""glibc's malloc settings (the environment variables of mallopt(3); other C libraries ignore them) for the
-reader's runs: blocks of up to 256 MiB come from the heap, and up to 1 GiB that is freed stays there. By
-default a block above 32 MiB is a mapping of its own, handed back when it is freed, so each call of the timed
-listings at T = 4000 (a T×T float32 tensor is 64 MiB) maps and zeroes fresh pages, five times per length and
-function: the reader's runs took 18.7-18.9 CPU-s, 12.2-12.4 with these (this module alone, two runs each).
-What the listings print does not depend on it (their memory columns are PyTorch's own accounting); their
-times are not compared."""
-
-
 def reader_env() -> dict[str, str]:
     """The environment a reader's interpreter gets: PATH (and on Windows SYSTEMROOT, without which Python's
-    sockets and random numbers fail), nothing of the project or of the test session; and torch on one thread
-    (OMP_NUM_THREADS=1). The test session's other worker has the other core, and a two-thread torch spins
-    while its descheduled half catches up: the reader's runs took 21 CPU-s with two threads, 14 with one, on a
-    machine with one core busy. And glibc's malloc keeps the large blocks it frees (GLIBC_KEEPS_FREED_MEMORY).
-    What a listing prints does not depend on either; its timings are not compared."""
+    sockets and random numbers fail), nothing of the project or of the test session but how its processes run
+    torch (conftest.SESSION_ENV: one thread, glibc keeping the large blocks it frees). What a listing prints
+    does not depend on those; its timings are not compared."""
     keep = ("PATH", "SYSTEMROOT") if os.name == "nt" else ("PATH",)
-    return {**{name: os.environ[name] for name in keep if name in os.environ}, "OMP_NUM_THREADS": "1",
-            **GLIBC_KEEPS_FREED_MEMORY}
+    return {**{name: os.environ[name] for name in keep if name in os.environ}, **SESSION_ENV}
 
 
 def run_reader_python(python: Path, args: list[str], folder: Path) -> subprocess.CompletedProcess:
