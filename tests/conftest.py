@@ -251,19 +251,21 @@ def update_snapshots(request) -> bool:
     return request.config.getoption("--update-snapshots")
 
 
-ORDER = ["test_browser.py", "test_faults.py", "test_lesson.py", "test_lesson_values.py", "test_figures.py",
-         "test_snapshots.py", "test_runner.py", "test_translator_errors.py", "test_reader_code.py",
-         "test_translations.py", "test_drift.py", "test_keys.py", "test_site.py", "test_notebooks.py",
-         "test_reproducible.py", "test_workflow.py", "test_published.py", "test_lint.py", "test_claims.py",
+ORDER = ["test_browser.py", "test_faults.py", "test_lesson.py", "test_lesson_values.py",
+         "test_reader_code.py", "test_translator_errors.py", "test_translations.py", "test_figures.py",
+         "test_drift.py", "test_keys.py", "test_site.py", "test_notebooks.py", "test_runner.py", "test_snapshots.py",
+         "test_reproducible.py", "test_workflow.py", "test_published.py", "test_claims.py", "test_lint.py",
          "test_plugin.py"]
-"""The order modules are handed to the two workers (one module per worker, each taking the next when it is
-done: see addopts in pyproject.toml). The browser tests first, whose worker builds the session's site and then
-visits it (about 80 s). Meanwhile the other worker runs the fault injection (about 55 s, its builds each with a
-store of their own, so the session's store is no help to it), then the modules that neither build nor read a
-site (test_lesson and test_lesson_values together: they share one terminal run of the lesson), about 25 s. By
-then the store of results is warm and both workers are free: the rest follow longest first (13-17 s down to
-none), so that whichever worker is free takes the longest left and the two finish together. A module not
-listed goes last."""
+"""The order modules are handed to the two workers (one module per worker: see addopts in pyproject.toml). The
+browser tests first, whose worker builds the session's site and then visits it (about 70 s). Meanwhile the
+other worker runs the fault injection (about 47 s, its builds each with a store of their own, so the session's
+store is no help to it), then the modules that neither build nor read a site (test_lesson and
+test_lesson_values together: they share one terminal run of the lesson), about 8 s. By then the session's site
+is built and the store of results is warm: the rest follow longest first (17 s down to none), so that whichever
+worker is free takes the longest left and the two finish together. pytest-xdist hands a worker its next module
+once two tests or fewer of its current one are left, so a long module of one or two tests takes the next one
+early: the short modules go last. (In the order before this one, the other worker was idle for the last
+6-8 s.) A module not listed goes last."""
 
 
 def pytest_collection_modifyitems(config, items):
