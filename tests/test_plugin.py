@@ -20,7 +20,7 @@ def test_a_language_worker_reads_its_parents_store_even_with_no_cache(tmp_path):
     plugin = LessonPlugin()
     errors, warnings = plugin.load_config({"no_cache": True})
     assert not errors and not warnings
-    plugin.assign(lang="en", store=str(tmp_path / "parent"), preview=False)
+    plugin.assign(lang="en", store=str(tmp_path / "parent"), preview=False, theme_files={})
     with project.building(ROOT):
         assert plugin._store().path == tmp_path / "parent"
     assert plugin.private is None  # nothing private made, nothing of the parent's removed
@@ -65,3 +65,33 @@ def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
     evicts = names.index("mkdocs_jupyter.plugin.on_post_build")
     last = names.index("attention_lesson.site.plugin._on_post_build_last")
     assert first < evicts < last, names
+
+
+def test_a_theme_listed_once_gives_every_build_the_files_a_fresh_listing_does(tmp_path):
+    """A server lists the installed theme's folders once (templates.list_once): its later builds copy the same
+    static files as a build that lists them afresh, and still see a file added to the project's own theme
+    folder (custom_dir) since."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    from attention_lesson.site.templates import list_once
+
+    custom = tmp_path / "theme"
+    (custom / "assets").mkdir(parents=True)
+    (custom / "assets" / "lesson.css").write_text("a {}", encoding="utf-8")
+
+    def copied(listings: dict | None) -> dict[str, str]:
+        config = load_config(str(ROOT / "mkdocs.yml"), theme={"name": "material", "custom_dir": str(custom)})
+        if listings is not None:
+            list_once(config.theme, listings)
+        files = Files([])
+        files.add_files_from_theme(config.theme.get_env(), config)
+        return {file.src_uri: file.abs_src_path for file in files}
+
+    fresh, listings = copied(None), {}
+    assert copied(listings) == fresh and copied(listings) == fresh
+    assert any(uri.startswith("assets/javascripts/bundle.") for uri in fresh)  # Material's own files are there
+    assert "assets/lesson.css" in fresh and not any("/." in f"/{uri}" for uri in fresh)
+    assert str(custom) not in listings and len(listings) >= 2  # Material's folder and MkDocs' own are kept
+    (custom / "assets" / "added.css").write_text("b {}", encoding="utf-8")
+    assert "assets/added.css" in copied(listings)
