@@ -297,6 +297,7 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
         while "A sentence the editor just wrote." not in _get(f"{base}/en/values/")[1]:
             assert time.monotonic() < deadline, "the English edit never reached /en/values/"
             time.sleep(0.1)
+        assert _get(f"{base}/zh/values/")[0] == 200 and "not valid YAML" in _get(f"{base}/ko/")[1]  # still served
 
         # A mistake in the English pages: its preview shows what is wrong, then recovers when it is undone.
         fixed = english.read_text(encoding="utf-8")
@@ -320,6 +321,12 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
         while "編集者が書いた一文。" not in _get(f"{base}/values/")[1]:
             assert time.monotonic() < deadline, "the Japanese edit never reached /values/"
             time.sleep(0.1)
+        # MkDocs emptied the served folder for that build: every preview is served again (once the build ends),
+        # the English one as edited
+        while "A sentence the editor just wrote." not in _get(f"{base}/en/values/")[1]:
+            assert time.monotonic() < deadline, "the English preview was not served again after a Japanese edit"
+            time.sleep(0.1)
+        assert _get(f"{base}/zh/values/")[0] == 200 and "not valid YAML" in _get(f"{base}/ko/")[1]
         detected = "".join(printed).count("Detected file changes")
         time.sleep(QUIET)
         rebuilt = "".join(printed).count("Detected file changes") - detected

@@ -63,7 +63,7 @@ from attention_lesson.site import (
     translations,
 )
 from attention_lesson.site.runner import Fence, Runner
-from attention_lesson.site.serve import Previews, guarded, watch_natively
+from attention_lesson.site.serve import PREVIEWS, Previews, guarded, watch_natively
 from attention_lesson.site.store import Store, StoreError
 from attention_lesson.site.templates import CompiledTemplates, Listings, list_once
 from attention_lesson.site.workers import Worker
@@ -103,7 +103,7 @@ class LessonConfig(Config):
     store = config_options.Type(str, default="")
     """A results store folder to use instead of ``<cache_dir>/runs`` (builds that share one run nothing twice)."""
     cache_dir = config_options.Type(str, default=".cache")
-    """Results, written notebooks, compiled templates and previews, relative to the project's folder."""
+    """Results, written notebooks, compiled templates and preview logs, relative to the project's folder."""
     site_url = config_options.Type(str, default="")
     """Where the site is published: canonical links, the sitemap, hreflang between languages."""
     repo_url = config_options.Type(str, default="")
@@ -238,7 +238,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def _previews(self, config: MkDocsConfig) -> Previews:
         """Serve's previews of the other languages, made once per server."""
         if self.previews is None:
-            self.previews = Previews(config.config_file_path, self.cache / "preview")
+            self.previews = Previews(config.config_file_path, self.cache / "preview", Path(config.site_dir))
         return self.previews
 
     def _check_snippets(self) -> None:
@@ -456,10 +456,12 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                     segmenter.prune(self.cache)
             now = time.time()
             site = Path(self._config.site_dir) if self._config else self.root / "site"
-            left = [*self.cache.glob(f"{PRIVATE}*"), *Path(tempfile.gettempdir()).glob(f"{PRIVATE}*"),
+            temporary = Path(tempfile.gettempdir())
+            left = [*self.cache.glob(f"{PRIVATE}*"), *temporary.glob(f"{PRIVATE}*"), *temporary.glob(f"{PREVIEWS}*"),
                     *site.parent.glob(f".{site.name}{BUILDING}*")]
             for folder in left:
-                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a day old
+                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a killed
+                    # server's previews: a day old
                     if now - folder.stat().st_mtime > 86400:
                         shutil.rmtree(folder, ignore_errors=True)
 

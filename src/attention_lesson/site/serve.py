@@ -1,5 +1,5 @@
 """`mkdocs serve` of every language: the source language rebuilt in the server's process, each other language
-previewed by its worker (:mod:`attention_lesson.site.workers`) and copied into the served site.
+previewed by its worker (:mod:`attention_lesson.site.workers`) and linked into the served site.
 
 An edit under ``docs/<code>/`` rebuilds that language alone; the source language's build runs again only when
 what it is built from changed. A language whose strings.yml is broken shows its mistakes at ``/<code>/`` while
@@ -9,8 +9,10 @@ the others keep serving.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
@@ -23,6 +25,9 @@ from attention_lesson.site import i18n, project
 from attention_lesson.site.workers import LogLines, Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
+
+PREVIEWS = "lesson-previews-"
+"""The name of a server's folder of previews, beside the served site, removed when the server stops."""
 
 
 def _inputs(lang: str) -> str:
@@ -122,10 +127,14 @@ def watch_natively(server, config: MkDocsConfig) -> None:
 class Previews:
     """Every other language's preview under one server: its worker, its last inputs, its folder."""
 
-    def __init__(self, config_file: str, folder: Path) -> None:
-        self.config_file, self.folder = config_file, folder
+    def __init__(self, config_file: str, logs: Path, served: Path) -> None:
+        """Previews are built beside the served site (MkDocs' temporary folder), on its file system, so that
+        serving one is a hard link per file; each worker's log goes to `logs`."""
+        self.config_file, self.logs = config_file, logs
+        self.folder = Path(tempfile.mkdtemp(prefix=PREVIEWS, dir=served.parent))
         self.workers: dict[str, Worker] = {}
         self.built: dict[str, str] = {}  # language → the inputs of its last preview
+        self.linking = True  # hard links work between the previews and the served site (see _serve_preview)
         self.watched: set[str] = set()
         self.serving = False
         self.source = ""
@@ -158,13 +167,14 @@ class Previews:
         workers do, instead of after it."""
         for lang in languages:
             if lang != project.DEFAULT_LANG and lang not in self.workers:
-                self.workers[lang] = Worker(self.config_file, lang, self.folder / f"{lang}.log")
+                self.workers[lang] = Worker(self.config_file, lang, self.logs / f"{lang}.log")
 
     def refresh(self, config: MkDocsConfig) -> None:
-        """Rebuild the languages whose inputs changed (side by side), then copy every preview into the served
-        site, so the switcher works under `mkdocs serve` too."""
+        """Rebuild the languages whose inputs changed (side by side), then put each new preview, and each the
+        served site lacks (MkDocs empties it for every build of the source language), into the served site, so
+        the switcher works under `mkdocs serve` too."""
         usable = set(i18n.usable_languages())
-        started = []
+        started, changed = [], set()
         for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
             if lang not in self.watched and self.serving:
                 self.watched.add(lang)  # the server watches the folders there were when it started
@@ -174,14 +184,16 @@ class Previews:
             if lang not in usable:
                 error_page(target, lang, i18n.validate(lang))
                 self.built.pop(lang, None)
+                changed.add(lang)
             elif self.built.get(lang) != digest or not (target / "index.html").is_file():
                 worker = self.workers.get(lang)
                 if worker is None or not worker.alive():
-                    worker = self.workers[lang] = Worker(self.config_file, lang, self.folder / f"{lang}.log")
+                    worker = self.workers[lang] = Worker(self.config_file, lang, self.logs / f"{lang}.log")
                 worker.send(site_dir=str(target), store=self.store, strict=None, preview=True)
                 started.append((lang, digest, worker))
         for lang, digest, worker in started:  # every worker is building by now: they run side by side
             result = worker.answer()
+            changed.add(lang)
             if result["ok"]:
                 self.built[lang] = digest
                 log.info("Preview of '%s' rebuilt in %.2f s", lang, result["seconds"])
@@ -191,11 +203,26 @@ class Previews:
                 print(f"ERROR    -  [{lang}] " + "; ".join(result["problems"]), file=sys.stderr)
         for lang in (code for code in i18n.languages() if code != project.DEFAULT_LANG):
             preview, served = self.folder / lang, Path(config.site_dir) / lang
-            if (preview / "index.html").is_file():  # a copy, not a symlink (which Windows allows only to admins)
+            if (preview / "index.html").is_file() and (lang in changed or not (served / "index.html").is_file()):
+                self._serve_preview(preview, served)
+
+    def _serve_preview(self, preview: Path, served: Path) -> None:
+        """Put a copy of `preview` at `served`: hard links (a language's 67 files in 0.007 s, against 0.04 s
+        copied), which is safe because every build empties its folder before it writes, so no file of a
+        preview is ever written again in place. Copies where the file system has no hard links. Not a symlink,
+        which Windows allows only to administrators."""
+        shutil.rmtree(served, ignore_errors=True)
+        if self.linking:
+            try:
+                shutil.copytree(preview, served, copy_function=os.link)
+                return
+            except (OSError, shutil.Error):
+                self.linking = False
                 shutil.rmtree(served, ignore_errors=True)
-                shutil.copytree(preview, served)
+        shutil.copytree(preview, served)
 
     def stop(self) -> None:
         for worker in self.workers.values():
             worker.stop()
         self.workers.clear()
+        shutil.rmtree(self.folder, ignore_errors=True)
