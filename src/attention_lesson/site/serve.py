@@ -106,12 +106,21 @@ class EditsObserver(watchdog.observers.Observer):
                                 **kwargs)
 
 
+SETTLE = 0.02
+"""How long the server waits after an edit's last event before it builds (s), with inotify. MkDocs waits 0.1 s,
+which suits its scan every 0.5 s; inotify reports a save as it happens, and the events of one save (written,
+closed; an editor's temporary file renamed over the page; vim's backup moved and deleted) all arrive within
+1 ms of each other (measured), so 0.02 s still sees a save whole, 80 ms sooner."""
+
+
 def watch_natively(server, config: MkDocsConfig) -> None:
     """On Linux, learn of an edit from inotify (watchdog's native observer) instead of MkDocs' default, a scan
-    of every watched folder each 0.5 s: that scan was a quarter of a second of the average edit's wait. Other
-    systems keep MkDocs' own observer. The folders MkDocs watched are moved to the new observer."""
+    of every watched folder each 0.5 s: that scan was a quarter of a second of the average edit's wait; then
+    wait SETTLE for the edit's other events. Other systems keep MkDocs' own observer and wait. The folders
+    MkDocs watched are moved to the new observer."""
     if not sys.platform.startswith("linux"):
         return
+    server.build_delay = SETTLE
     moved = []
     for path in [config.docs_dir, config.config_file_path, *config.theme.dirs]:
         try:
