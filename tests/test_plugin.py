@@ -20,7 +20,7 @@ def test_a_language_worker_reads_its_parents_store_even_with_no_cache(tmp_path):
     plugin = LessonPlugin()
     errors, warnings = plugin.load_config({"no_cache": True})
     assert not errors and not warnings
-    plugin.assign(lang="en", store=str(tmp_path / "parent"), preview=False, theme_files={})
+    plugin.assign(lang="en", store=str(tmp_path / "parent"), preview=False)
     with project.building(ROOT):
         assert plugin._store().path == tmp_path / "parent"
     assert plugin.private is None  # nothing private made, nothing of the parent's removed
@@ -67,31 +67,29 @@ def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
     assert first < evicts < last, names
 
 
-def test_a_theme_listed_once_gives_every_build_the_files_a_fresh_listing_does(tmp_path):
-    """A server lists the installed theme's folders once (templates.list_once): its later builds copy the same
-    static files as a build that lists them afresh, and still see a file added to the project's own theme
-    folder (custom_dir) since."""
+def test_the_theme_listed_without_hidden_folders_gives_a_build_the_files_mkdocs_own_listing_does(tmp_path):
+    """The plugin's theme loader does not descend into hidden folders (templates.list_visible: Material's icons):
+    a build copies the same static files as with MkDocs' own listing, the project's theme folder (custom_dir)
+    included, and still none from a hidden folder or file."""
     from mkdocs.config import load_config
     from mkdocs.structure.files import Files
 
-    from attention_lesson.site.templates import list_once
+    from attention_lesson.site.templates import list_visible
 
     custom = tmp_path / "theme"
-    (custom / "assets").mkdir(parents=True)
-    (custom / "assets" / "lesson.css").write_text("a {}", encoding="utf-8")
+    for name in ("assets/lesson.css", "assets/.hidden.css", ".secret/note.css", "partials/footer.html"):
+        (custom / name).parent.mkdir(parents=True, exist_ok=True)
+        (custom / name).write_text("a {}", encoding="utf-8")
 
-    def copied(listings: dict | None) -> dict[str, str]:
+    def copied(visible: bool) -> dict[str, str]:
         config = load_config(str(ROOT / "mkdocs.yml"), theme={"name": "material", "custom_dir": str(custom)})
-        if listings is not None:
-            list_once(config.theme, listings)
+        if visible:
+            list_visible(config.theme)
         files = Files([])
         files.add_files_from_theme(config.theme.get_env(), config)
         return {file.src_uri: file.abs_src_path for file in files}
 
-    fresh, listings = copied(None), {}
-    assert copied(listings) == fresh and copied(listings) == fresh
-    assert any(uri.startswith("assets/javascripts/bundle.") for uri in fresh)  # Material's own files are there
-    assert "assets/lesson.css" in fresh and not any("/." in f"/{uri}" for uri in fresh)
-    assert str(custom) not in listings and len(listings) >= 2  # Material's folder and MkDocs' own are kept
-    (custom / "assets" / "added.css").write_text("b {}", encoding="utf-8")
-    assert "assets/added.css" in copied(listings)
+    own = copied(False)
+    assert copied(True) == own
+    assert any(uri.startswith("assets/javascripts/bundle.") for uri in own)  # Material's own files are there
+    assert "assets/lesson.css" in own and not any("/." in f"/{uri}" for uri in own)

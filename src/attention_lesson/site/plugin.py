@@ -65,7 +65,7 @@ from attention_lesson.site import (
 from attention_lesson.site.runner import Fence, Runner
 from attention_lesson.site.serve import PREVIEWS, Previews, guarded, watch_natively
 from attention_lesson.site.store import Store, StoreError
-from attention_lesson.site.templates import CompiledTemplates, Listings, list_once
+from attention_lesson.site.templates import CompiledTemplates, list_visible
 from attention_lesson.site.workers import Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
@@ -128,16 +128,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self._notebook_cache: FileLock | None = None  # held while mkdocs-jupyter evicts (see _on_post_build_first)
         self._interrupted = False
         self._sigint: Any = None  # the SIGINT handler this build replaced (see _catch_interrupts)
-        self.theme_files: Listings = {}  # the theme's installed folders, listed once per server (templates.py)
 
     # -- told by a worker -------------------------------------------------------------------------------------
 
-    def assign(self, *, lang: str, store: str, preview: bool, theme_files: Listings) -> None:
-        """Build `lang` alone from the results in `store`, for a parent build (or a serve preview); the worker
-        keeps `theme_files` from one build to its next."""
+    def assign(self, *, lang: str, store: str, preview: bool) -> None:
+        """Build `lang` alone from the results in `store`, for a parent build (or a serve preview)."""
         self.config["lang"], self.config["store"], self.config["no_cache"] = lang, store, False
         self.role = "preview" if preview else "language"
-        self.theme_files = theme_files
 
     # -- events ----------------------------------------------------------------------------------------------
 
@@ -219,7 +216,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         i18n.set_language(lang)
         languages.configure(config, lang, site_url=self.config.site_url, repo_url=self.config.repo_url,
                             cache=self.cache, nested_site=self.command != "serve")
-        list_once(config.theme, self.theme_files)
+        list_visible(config.theme)
         self._building_into(config)
         store = self._store()
         if self.runner is None:

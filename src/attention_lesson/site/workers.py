@@ -25,8 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from attention_lesson.site.templates import Listings
-
 PLUGIN = "attention-lesson"
 """The plugin's name in mkdocs.yml (its entry point)."""
 
@@ -43,9 +41,8 @@ class LogLines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def build_language(config_file: str, request: dict[str, Any], theme_files: Listings) -> dict[str, Any]:
-    """One build of one language, as `mkdocs build -f config_file -d site_dir` with the plugin told which;
-    `theme_files` is kept by the process from one build to its next (:mod:`attention_lesson.site.templates`)."""
+def build_language(config_file: str, request: dict[str, Any]) -> dict[str, Any]:
+    """One build of one language, as `mkdocs build -f config_file -d site_dir` with the plugin told which."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -58,8 +55,7 @@ def build_language(config_file: str, request: dict[str, Any], theme_files: Listi
             strict = {} if request.get("strict") is None else {"strict": bool(request["strict"])}  # else mkdocs.yml's
             config = load_config(config_file, site_dir=request["site_dir"], **strict)
             plugin = config.plugins[PLUGIN]
-            plugin.assign(lang=request["lang"], store=request["store"], preview=bool(request.get("preview")),
-                          theme_files=theme_files)
+            plugin.assign(lang=request["lang"], store=request["store"], preview=bool(request.get("preview")))
             config.plugins.on_startup(command="build", dirty=False)
             try:
                 build(config)
@@ -127,9 +123,8 @@ def main(argv: list[str] | None = None) -> int:
 
         load_config(args[0])  # imports the theme and every plugin while the parent runs the code, not after
 
-    theme_files: Listings = {}
     for line in sys.stdin:  # one request per line; the parent closing the pipe ends the process
-        print(json.dumps(build_language(args[0], json.loads(line), theme_files)), flush=True)
+        print(json.dumps(build_language(args[0], json.loads(line))), flush=True)
     return 0
 
 
