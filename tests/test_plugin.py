@@ -68,13 +68,13 @@ def test_mkdocs_jupyter_evicts_its_stale_notebooks_under_the_plugins_lock():
 
 
 def test_the_theme_listed_without_hidden_folders_gives_a_build_the_files_mkdocs_own_listing_does(tmp_path):
-    """The plugin's theme loader does not descend into hidden folders (templates.list_visible: Material's icons):
+    """The plugin's theme loader does not descend into hidden folders (templates.theme_environments: Material's icons):
     a build copies the same static files as with MkDocs' own listing, the project's theme folder (custom_dir)
     included, and still none from a hidden folder or file."""
     from mkdocs.config import load_config
     from mkdocs.structure.files import Files
 
-    from attention_lesson.site.templates import list_visible
+    from attention_lesson.site.templates import theme_environments
 
     custom = tmp_path / "theme"
     for name in ("assets/lesson.css", "assets/.hidden.css", ".secret/note.css", "partials/footer.html"):
@@ -84,7 +84,7 @@ def test_the_theme_listed_without_hidden_folders_gives_a_build_the_files_mkdocs_
     def copied(visible: bool) -> dict[str, str]:
         config = load_config(str(ROOT / "mkdocs.yml"), theme={"name": "material", "custom_dir": str(custom)})
         if visible:
-            list_visible(config.theme)
+            theme_environments(config.theme, tmp_path / "compiled")
         files = Files([])
         files.add_files_from_theme(config.theme.get_env(), config)
         return {file.src_uri: file.abs_src_path for file in files}

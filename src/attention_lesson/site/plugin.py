@@ -65,7 +65,7 @@ from attention_lesson.site import (
 from attention_lesson.site.runner import Fence, Runner
 from attention_lesson.site.serve import PREVIEWS, Previews, guarded, watch_natively
 from attention_lesson.site.store import Store, StoreError
-from attention_lesson.site.templates import CompiledTemplates, list_visible
+from attention_lesson.site.templates import theme_environments
 from attention_lesson.site.workers import Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
@@ -216,9 +216,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         i18n.set_language(lang)
         languages.configure(config, lang, site_url=self.config.site_url, repo_url=self.config.repo_url,
                             cache=self.cache, nested_site=self.command != "serve")
-        list_visible(config.theme)
         self._building_into(config)
         store = self._store()
+        theme_environments(config.theme, store.path / "templates")
         if self.runner is None:
             self.runner = Runner(store)
         self.runner.start_build(lang, store, i18n.usable_languages())
@@ -368,7 +368,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         """Every page of this language is rendered, so every result is stored: let the other languages build."""
         self._stop_if_interrupted()
-        env.bytecode_cache = CompiledTemplates(self.runner.store.path / "templates")
         # Let go of the last page's lock first: a page every language shares (the status page, a fallback
         # page) has one lock for all of them, and the workers would wait on it for ever.
         self.runner.end_page()
