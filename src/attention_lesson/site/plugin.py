@@ -63,7 +63,7 @@ from attention_lesson.site import (
     translations,
 )
 from attention_lesson.site.runner import Fence, Runner
-from attention_lesson.site.serve import PREVIEWS, Previews, guarded, watch_natively
+from attention_lesson.site.serve import Previews, guarded, watch_natively
 from attention_lesson.site.store import Store, StoreError
 from attention_lesson.site.templates import theme_environments
 from attention_lesson.site.workers import Worker
@@ -452,12 +452,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                     segmenter.prune(self.cache)
             now = time.time()
             site = Path(self._config.site_dir) if self._config else self.root / "site"
-            temporary = Path(tempfile.gettempdir())
-            left = [*self.cache.glob(f"{PRIVATE}*"), *temporary.glob(f"{PRIVATE}*"), *temporary.glob(f"{PREVIEWS}*"),
+            left = [*self.cache.glob(f"{PRIVATE}*"), *Path(tempfile.gettempdir()).glob(f"{PRIVATE}*"),
                     *site.parent.glob(f".{site.name}{BUILDING}*")]
             for folder in left:
-                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a killed
-                    # server's previews: a day old
+                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a day old
                     if now - folder.stat().st_mtime > 86400:
                         shutil.rmtree(folder, ignore_errors=True)
 

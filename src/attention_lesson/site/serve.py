@@ -12,7 +12,6 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
@@ -26,8 +25,9 @@ from attention_lesson.site.workers import LogLines, Worker
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
-PREVIEWS = "lesson-previews-"
-"""The name of a server's folder of previews, beside the served site, removed when the server stops."""
+PREVIEWS = ".previews"
+"""The folder of the other languages' previews, inside the served site: MkDocs empties that folder for every build
+but leaves its hidden entries (``utils.clean_directory``), and removes it, this folder with it, when it stops."""
 
 
 def _inputs(lang: str) -> str:
@@ -137,10 +137,11 @@ class Previews:
     """Every other language's preview under one server: its worker, its last inputs, its folder."""
 
     def __init__(self, config_file: str, logs: Path, served: Path) -> None:
-        """Previews are built beside the served site (MkDocs' temporary folder), on its file system, so that
-        serving one is a hard link per file; each worker's log goes to `logs`."""
+        """Previews are built in the served site's PREVIEWS folder, on its file system, so that serving one is a
+        hard link per file; each worker's log goes to `logs`."""
         self.config_file, self.logs = config_file, logs
-        self.folder = Path(tempfile.mkdtemp(prefix=PREVIEWS, dir=served.parent))
+        self.folder = served / PREVIEWS
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.workers: dict[str, Worker] = {}
         self.built: dict[str, str] = {}  # language → the inputs of its last preview
         self.linking = True  # hard links work between the previews and the served site (see _serve_preview)
