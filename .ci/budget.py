@@ -488,7 +488,7 @@ def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float,
     it), then `runs` times, for each of langs, append a unique sentence to docs/<lang>/<page>.md and time from
     the write until the served page has it, polling every 20 ms. Returns the first language's times, mkdocs' own
     rebuild times, and every language's times. The server runs in a session of its own, whose process group is
-    killed at the end."""
+    sent Ctrl-C at the end (killed if it has not stopped in 20 s)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     log_path = project.parent / f"{label}.log"
@@ -529,7 +529,9 @@ def serve_edits(project: Path, label: str, page: str, runs: int, timeout: float,
         return by_lang[langs[0]], rebuilds, by_lang
     finally:
         if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)  # the session this script started, nothing else
+            # Ctrl-C, as in a terminal, to the session this script started and nothing else: MkDocs then removes
+            # its temporary site (a SIGTERM would leave it, and the previews in it, behind)
+            os.killpg(server.pid, signal.SIGINT)
             try:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -821,6 +823,9 @@ def write_json(path: Path, rows: list[Row], floor: dict[str, float], failures: l
 
 
 def main() -> int:
+    # Ctrl-C stops this script, and the servers it starts stop on it, even when it was started with SIGINT ignored
+    # (a shell's background job): a child inherits an ignored SIGINT, not a Python handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated subset of {','.join(GROUPS)}")
     parser.add_argument("--site", type=Path, help="for (a) and (b): an already built site instead of a new build")

@@ -110,6 +110,24 @@ def ctrl_c_as_in_a_terminal() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def stop_as_ctrl_c(server: subprocess.Popen) -> int:
+    """Stop a `mkdocs serve` started in a session of its own (``start_new_session``, inside
+    ctrl_c_as_in_a_terminal) as Ctrl-C in its terminal does: SIGINT to its process group, its preview workers
+    included; killed if it has not exited in 30 s. On Windows, where one process group cannot be sent Ctrl-C,
+    it is terminated. Returns its exit status."""
+    if sys.platform == "win32":
+        server.terminate()
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGINT)
+    try:
+        return server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        raise AssertionError("mkdocs serve did not stop within 30 s of Ctrl-C") from None
+
+
 def build_in_process(project: Path, site_dir: Path, env: dict[str, str] | None = None,
                      check: bool = True) -> subprocess.CompletedProcess:
     """`mkdocs build --strict -d site_dir` of a project folder through MkDocs' own command line, in this process

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal, slim
+from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal, slim, stop_as_ctrl_c
 from test_claims import _legend_slope, _prose, _table
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -326,14 +326,19 @@ def _get(url: str, timeout: float = 10) -> tuple[int, str]:
         return error.code, error.read().decode("utf-8", errors="replace")
 
 
-def test_serve_shows_a_mistake_at_once_and_recovers_when_it_is_undone(project, warm_store):
+def test_serve_shows_a_mistake_at_once_and_recovers_when_it_is_undone(project, warm_store, tmp_path):
     """Under `mkdocs serve`, an unclosed bracket saved in a listing: the page answers, naming the mistake,
     within 2 s of the failed rebuild (MkDocs alone would keep every request waiting for a build that
-    succeeds); undoing the edit brings the page back."""
+    succeeds); undoing the edit brings the page back. Then Ctrl-C stops it, exit 0, and it leaves nothing in the
+    temporary folder (the served site, the previews in it)."""
     port, lines = _free_port(), []
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"], cwd=project,
-                              env=_env(project, warm_store), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, encoding="utf-8", errors="replace", start_new_session=True)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    with ctrl_c_as_in_a_terminal():
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                  cwd=project, env={**_env(project, warm_store), "TMPDIR": str(temporary)},
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+                                  errors="replace", start_new_session=True)
 
     def read() -> None:
         for line in server.stdout:
@@ -370,16 +375,16 @@ def test_serve_shows_a_mistake_at_once_and_recovers_when_it_is_undone(project, w
         while (status := _get(page))[0] != 200 or mistake in status[1]:
             assert time.monotonic() < deadline, f"{page} did not recover: {status[0]} {status[1][-500:]}"
             time.sleep(0.1)
+        assert list(temporary.iterdir()), "the server's site is not in the temporary folder it was given"
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        status = stop_as_ctrl_c(server)
         reader.join(timeout=10)
         server.stdout.close()
-    assert TRACEBACK not in "".join(line for _, line in lines)
+    printed = "".join(line for _, line in lines)
+    assert TRACEBACK not in printed and "KeyboardInterrupt" not in printed, printed[-3000:]
+    if not NO_SIGINT:
+        assert status == 0, f"mkdocs serve exited {status} on Ctrl-C:\n{printed[-3000:]}"
+        assert not list(temporary.iterdir()), f"left in the temporary folder: {list(temporary.iterdir())}"
 
 
 # -- a full store ---------------------------------------------------------------------------------------------

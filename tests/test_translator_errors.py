@@ -22,7 +22,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import STORE, slim
+from conftest import STORE, ctrl_c_as_in_a_terminal, slim, stop_as_ctrl_c
 
 
 def check(project: Path, lang: str) -> subprocess.CompletedProcess:
@@ -266,9 +266,10 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
     port = _free_port()
     env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project_copy / "src"), "LESSON_STORE": str(STORE),
            "PATH": "/usr/bin:/bin"}
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              start_new_session=True)
+    with ctrl_c_as_in_a_terminal():
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                  cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, start_new_session=True)
     printed: list[str] = []  # what the server has printed so far, read as it prints it
     reader = threading.Thread(target=lambda: printed.extend(server.stdout), daemon=True)
     reader.start()
@@ -334,8 +335,7 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
     except OSError as error:
         pytest.fail(f"mkdocs serve did not answer: {error}")
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_as_ctrl_c(server)
         reader.join(timeout=10)
         server.stdout.close()
     output = "".join(printed)
