@@ -93,3 +93,17 @@ def test_the_theme_listed_without_hidden_folders_gives_a_build_the_files_mkdocs_
     assert copied(True) == own
     assert any(uri.startswith("assets/javascripts/bundle.") for uri in own)  # Material's own files are there
     assert "assets/lesson.css" in own and not any("/." in f"/{uri}" for uri in own)
+
+
+def test_a_language_worker_stopped_by_ctrl_c_ends_quietly(monkeypatch, capsys):
+    """Ctrl-C in a terminal reaches the whole process group, the other languages' workers too: a worker waiting
+    for its next build ends with the shell's status for an interrupt, 130, and writes no traceback to its log."""
+    from attention_lesson.site import workers
+
+    class Interrupted:
+        def __iter__(self):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys, "stdin", Interrupted())
+    assert workers.main([str(ROOT / "mkdocs.yml")]) == 130
+    assert "Traceback" not in capsys.readouterr().err

@@ -118,13 +118,18 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m attention_lesson.site.workers <mkdocs.yml>", file=sys.stderr)
         return 2
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
-    with contextlib.suppress(Exception), contextlib.redirect_stdout(sys.stderr):
-        from mkdocs.config import load_config
+    try:
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(sys.stderr):
+            from mkdocs.config import load_config
 
-        load_config(args[0])  # imports the theme and every plugin while the parent runs the code, not after
+            load_config(args[0])  # imports the theme and every plugin while the parent runs the code, not after
 
-    for line in sys.stdin:  # one request per line; the parent closing the pipe ends the process
-        print(json.dumps(build_language(args[0], json.loads(line))), flush=True)
+        for line in sys.stdin:  # one request per line; the parent closing the pipe ends the process
+            print(json.dumps(build_language(args[0], json.loads(line))), flush=True)
+    except KeyboardInterrupt:
+        # Ctrl-C in a terminal reaches the whole process group: the parent build or server stops and says so; this
+        # process ends with the shell's status for it, and no traceback in its log (kept for a crash).
+        return 130
     return 0
 
 
