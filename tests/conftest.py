@@ -110,11 +110,19 @@ def ctrl_c_as_in_a_terminal() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def start_serve(cwd: Path, port: int, env: dict[str, str], **popen) -> subprocess.Popen:
+    """`mkdocs serve -a 127.0.0.1:<port>` in `cwd`, its output piped as text, started as a command typed in a
+    terminal (ctrl_c_as_in_a_terminal) in a session of its own, so that stop_as_ctrl_c stops it as Ctrl-C does."""
+    with ctrl_c_as_in_a_terminal():
+        return subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"], cwd=cwd,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True, **popen)
+
+
 def stop_as_ctrl_c(server: subprocess.Popen) -> int:
-    """Stop a `mkdocs serve` started in a session of its own (``start_new_session``, inside
-    ctrl_c_as_in_a_terminal) as Ctrl-C in its terminal does: SIGINT to its process group, its preview workers
-    included; killed if it has not exited in 30 s. On Windows, where one process group cannot be sent Ctrl-C,
-    it is terminated. Returns its exit status."""
+    """Stop a `mkdocs serve` from start_serve as Ctrl-C in its terminal does: SIGINT to its process group, its
+    preview workers included; killed if it has not exited in 30 s. On Windows, where one process group cannot be
+    sent Ctrl-C, it is terminated. Returns its exit status."""
     if sys.platform == "win32":
         server.terminate()
     else:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal, slim, stop_as_ctrl_c
+from conftest import build_site, command_env, copy_project, ctrl_c_as_in_a_terminal, slim, start_serve, stop_as_ctrl_c
 from test_claims import _legend_slope, _prose, _table
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -334,11 +334,8 @@ def test_serve_shows_a_mistake_at_once_and_recovers_when_it_is_undone(project, w
     port, lines = _free_port(), []
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    with ctrl_c_as_in_a_terminal():
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                                  cwd=project, env={**_env(project, warm_store), "TMPDIR": str(temporary)},
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
-                                  errors="replace", start_new_session=True)
+    server = start_serve(project, port, {**_env(project, warm_store), "TMPDIR": str(temporary)}, encoding="utf-8",
+                         errors="replace")
 
     def read() -> None:
         for line in server.stdout:

@@ -13,7 +13,6 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import commands
 import pytest
-from conftest import STORE, ctrl_c_as_in_a_terminal, slim, stop_as_ctrl_c
+from conftest import STORE, slim, start_serve, stop_as_ctrl_c
 
 
 def check(project: Path, lang: str) -> subprocess.CompletedProcess:
@@ -266,10 +265,7 @@ def test_serve_previews_every_language_and_keeps_serving_when_one_is_broken(temp
     port = _free_port()
     env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(project_copy / "src"), "LESSON_STORE": str(STORE),
            "PATH": "/usr/bin:/bin"}
-    with ctrl_c_as_in_a_terminal():
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                                  cwd=project_copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  text=True, start_new_session=True)
+    server = start_serve(project_copy, port, env)
     printed: list[str] = []  # what the server has printed so far, read as it prints it
     reader = threading.Thread(target=lambda: printed.extend(server.stdout), daemon=True)
     reader.start()
