@@ -74,9 +74,12 @@
 
     const draw = () => {
       const scale = scales[Number(input.value)];
-      // The scores as torch computes k @ q in float32; the softmax in double then matches torch's float32 to
-      // the two decimals shown, on every point of the grid at every multiplier (all 11,025 states compared
-      // once; tests/test_browser.py reads every score and a planned third of the weights on each run).
+      // The scores in float32 as torch computes k @ q: each product rounded, then their sum. (A BLAS that
+      // fuses the multiply and the add, as MKL does on AVX-512, differs in the last bit at a third of the
+      // grid, which shows only at a tie of the third decimal: no script can know the reader's CPU.) The
+      // softmax in double then matches torch's float32 to the two decimals shown, on every point of the grid
+      // at every multiplier (all 11,025 states compared once; tests/test_browser.py reads every score and a
+      // planned third of the weights on each run).
       const qx = f32(q[0]);
       const qy = f32(q[1]);
       const scores = keys.map(([a, b]) => f32(f32(a * qx) + f32(b * qy)));
