@@ -368,8 +368,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         """Every page of this language is rendered, so every result is stored: let the other languages build."""
         self._stop_if_interrupted()
-        # Let go of the last page's lock first: a page every language shares (the status page, a fallback
-        # page) has one lock for all of them, and the workers would wait on it for ever.
+        # Let go of the last page's lock first: a page has one lock in every language (Runner.begin_page), and
+        # the workers would wait on it for ever.
         self.runner.end_page()
         for code, worker in self.workers.items():
             worker.send(site_dir=str(Path(config.site_dir) / code), store=str(self.runner.store.path),

@@ -50,7 +50,7 @@ import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import markdown_exec
@@ -123,10 +123,14 @@ class Runner:
         `page` (the page's file, e.g. ``docs/ja/cost.md``) also names the page in every error of its blocks.
         The page's results are read and written under a lock of the store's, held until the next page: two
         builds sharing a store render a page one after the other, so the second finds the first one's run
-        whole, and no page (nor its other languages, read later from the store) mixes two runs."""
+        whole, and no page (nor its other languages, read later from the store) mixes two runs. The lock is
+        the page's in every language (``docs/<code>/cost.md`` is ``cost.md``): each language's page runs the
+        same blocks under the same keys (their strings are neutral), and an English build (``LESSON_LANG=en``,
+        or a language worker) would otherwise run the cost listing while a Japanese one does, each storing its
+        own run under the one key."""
         if page != self._page or self._lock is None:
             self.end_page()
-            self._lock = self.store.lock(project.digest("page", page)[:32])
+            self._lock = self.store.lock(project.digest("page", _in_every_language(page))[:32])
             self._lock.acquire()
         self._page, self._sessions, self._rerender = page, {}, False
 
@@ -355,6 +359,14 @@ class Runner:
                 if path and Path(path).stat().st_mtime > self._imported_at:
                     del sys.modules[name]
         self._imported_at = time.time()
+
+
+def _in_every_language(page: str) -> str:
+    """A page's file without its language folder: ``docs/en/notebooks/exercise-3.py`` → ``notebooks/exercise-3.py``."""
+    parts = PurePosixPath(page).parts
+    if len(parts) > 2 and parts[0] == i18n.docs_dir().name:
+        return PurePosixPath(*parts[2:]).as_posix()
+    return page
 
 
 def _names_read(code: str) -> set[str]:
