@@ -63,6 +63,16 @@ ELSEWHERE = re.compile(r"""(?:\bsrc=|<link\b[^>]*\bhref=|url\()["']?(?:https?:)?
 """A script, image, frame, stylesheet, icon or font loaded from another origin (a link to one is not)."""
 
 
+def test_a_cold_build_prints_only_log_lines(built_site_log):
+    """What the editor's terminal shows of the README's build, every listing run (the session's store starts
+    empty): MkDocs' and the plugins' log lines, and nothing the listings' libraries write to it themselves.
+    (torch.profiler's C++ half writes two lines around every profile unless told not to: the runner does.)"""
+    lines = built_site_log.splitlines()
+    assert int(re.search(r"(\d+) blocks run", built_site_log)[1]) > 0, built_site_log[-3000:]  # it ran them
+    stray = [line for line in lines if not re.match(r"(DEBUG|INFO|WARNING|ERROR) +- {2}\S", line)]
+    assert not stray, f"{len(stray)} line(s) not of MkDocs' log, e.g. {stray[:3]}"
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_page_names_its_language_loads_nothing_from_elsewhere_and_shows_no_tex(built_site, lang):
     """What a visit in the browser records, read from the HTML of every page of a language (the browser tests

@@ -41,6 +41,7 @@ import contextlib
 import importlib
 import io
 import logging
+import os
 import pickle
 import re
 import sys
@@ -64,6 +65,8 @@ from attention_lesson.site.store import Store, StoreError
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
 SESSION_MODULE = "_lesson_block_"
+KINETO_QUIET = "6"
+"""Kineto's log level above its last kind of message (USDT): it prints nothing."""
 """The name prefix of the module each live session runs in."""
 
 OPTIONS = {"exec", "html", "source", "result", "session", "id", "idprefix", "returncode", "updatetoc", "tabs",
@@ -94,6 +97,11 @@ class Runner:
     """Runs blocks of code for one build at a time (see the module docstring)."""
 
     def __init__(self, store: Store) -> None:
+        # torch.profiler's C++ half (Kineto) writes a "USDT: ... profiler_start" and a "profiler_stop" line
+        # straight to the process's stderr around every profile, at any KINETO_LOG_LEVEL below 6 (torch 2.13):
+        # not a block's output, but 12 lines of noise in the editor's terminal from the cost listing alone.
+        # Kineto reads its level once, when the process first profiles; a level the user set stands.
+        os.environ.setdefault("KINETO_LOG_LEVEL", KINETO_QUIET)
         self.store = store
         self.lang = project.DEFAULT_LANG
         self.languages = [project.DEFAULT_LANG]
