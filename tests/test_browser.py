@@ -764,7 +764,7 @@ def test_the_explorer_agrees_with_torch_on_every_point_of_the_grid(page: Page, s
     keys, expected, scores = torch.tensor(data["keys"]), [], {}
     for x, y, s in states:
         if (x, y) not in scores:
-            # keys @ q without a fused multiply-add, which MKL uses on AVX-512 CPUs only (lesson.js says why)
+            # keys @ q without the fused multiply-add MKL uses on AVX-512 (lesson.js says why)
             scores[(x, y)] = (keys * torch.tensor([(x + low) / grid, (y + low) / grid])).sum(-1)
         values = scores[(x, y)].tolist() + torch.softmax(scores[(x, y)] * scales[s], dim=-1).tolist()
         expected.append([f"{round(v, 2) + 0.0:.2f}" for v in values])

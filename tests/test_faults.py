@@ -434,10 +434,10 @@ def test_a_full_store_stops_the_build_in_one_line_and_keeps_the_last_site(projec
 
 def test_two_builds_at_once_with_one_store_show_one_run_in_every_language(project, tmp_path):
     """Two `mkdocs build`s started together with one empty store, one of every language and a translator's of
-    English alone (`LESSON_LANG=en`), whose cost page runs the same blocks under the same
-    keys as the Japanese page: both succeed; on each site, every language's cost page shows one run (table,
-    prose and figure agree), and the same one. Each language's cache of rendered notebooks holds one no build
-    reads, which both builds' mkdocs-jupyter evict."""
+    English alone (`LESSON_LANG=en`), whose cost page runs the same blocks under the same keys as the Japanese
+    page: both succeed; on each site, every language's cost page shows one run (table, prose and figure
+    agree), and the same one. Each language's cache of rendered notebooks holds one no build reads, which both
+    builds' mkdocs-jupyter evict."""
     store = tmp_path / "runs"
     store.mkdir()
     stale = [project / ".cache" / "mkdocs-jupyter" / lang / "0-stale.json" for lang in LANGUAGES]

@@ -65,9 +65,10 @@ from attention_lesson.site.store import Store, StoreError
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 
 SESSION_MODULE = "_lesson_block_"
+"""The name prefix of the module each live session runs in."""
+
 KINETO_QUIET = "6"
 """Kineto's log level above its last kind of message (USDT): it prints nothing."""
-"""The name prefix of the module each live session runs in."""
 
 OPTIONS = {"exec", "html", "source", "result", "session", "id", "idprefix", "returncode", "updatetoc", "tabs",
            "workdir", "width", "title"}
