@@ -180,20 +180,21 @@ def _built_once(tmp_path_factory, name: str, build) -> Path:
     return site
 
 
+BUILD_LOG = "built-site.log"
+"""What the session's build of the whole site printed, beside it (the session's store starts empty: a cold build)."""
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The whole site, every language, built once per test session exactly as the README's build does."""
     if os.environ.get(PREBUILT_ENV):
         return Path(os.environ[PREBUILT_ENV])
+
     def build(site: Path) -> None:
         proc = build_site(ROOT, site, process=True)
         (site.parent / BUILD_LOG).write_text(proc.stdout + proc.stderr, encoding="utf-8")
 
     return _built_once(tmp_path_factory, "built-site", build)
-
-
-BUILD_LOG = "built-site.log"
-"""What the session's build of the whole site printed, beside it (the session's store starts empty: a cold build)."""
 
 
 @pytest.fixture(scope="session")
