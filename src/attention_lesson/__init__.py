@@ -20,16 +20,14 @@ SAVE = "#@save"
 
 def snippets_dir() -> Path:
     """The lesson's listings: ``snippets/`` beside ``src/`` in the checkout this package is imported from, else
-    (a package installed from a wheel) those of the project the current folder is in."""
+    in the current folder or the nearest one above it."""
     folder = Path(__file__).resolve().parents[2] / "snippets"
     if folder.is_dir():
         return folder
-    from attention_lesson.site import project  # the standard library only: no site machinery is loaded
-
-    try:
-        return project.find() / "snippets"
-    except project.ProjectNotFound as error:
-        raise ImportError(f"the lesson's listings are neither beside this package nor here: {error}") from None
+    for here in (Path.cwd(), *Path.cwd().parents):
+        if (here / "snippets").is_dir():
+            return here / "snippets"
+    raise ImportError("the lesson's listings (snippets/) are neither beside this package nor here")
 
 
 def saved(source: str, filename: str) -> dict[str, Any]:

@@ -1,69 +1,94 @@
-"""`python -m attention_lesson` / `python snippets/attention.py`: the whole lesson in a terminal.
+"""`python snippets/attention.py [--section N] [--lang CODE]`: the whole lesson in a terminal.
 
-It runs the same snippet files the site executes, in the lesson's order, under the lesson's `== N.` headings,
-with comments and printed strings in the chosen language (the code the page of that language shows). The
-project is the one the command runs in: the folder of `snippets/attention.py` when run as that script, else the
-nearest folder with a mkdocs.yml at or above the current one. The language is ``--lang``, else
-``$LESSON_LANG``, else Japanese.
+Its sections are the pages of mkdocs.yml's nav that show a listing (a python block with ``exec="on"`` and
+``source``), in the menu's order, each under its title in the chosen language; each listing runs as the site
+runs it and prints what it printed there, its printed strings in the language. Nothing here names a page.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from attention_lesson.site import i18n, project, shutdown
+import yaml
 
-SECTIONS = {
-    1: "averaging.py",
-    2: "scoring.py",
-    3: "causal_mask.py",
-    4: "scaling.py",
-    5: "head.py",
-}
+from attention_lesson.site import source, strings
+from attention_lesson.site.lesson import SOURCE_LANG, Project
+from attention_lesson.site.run import BlockError, Limits, execute
 
 
-def run_section(number: int, lang: str) -> None:
-    """Print one section's heading and run its snippet, as the lesson's script does."""
-    if number not in SECTIONS:
-        raise ValueError(f"unknown section {number!r}: expected one of {', '.join(map(str, SECTIONS))}")
-    print(f"== {number}. {i18n.label(f'section_{number}', lang)}")
-    path = project.root() / "snippets" / SECTIONS[number]
-    code = i18n.localize_source(path.read_text(encoding="utf-8"), lang)
-    with i18n.language(lang):
-        exec(compile(code, str(path), "exec"), {"__name__": "__main__", "__file__": str(path)})  # noqa: S102
-    print()
+class _Tolerant(yaml.SafeLoader):
+    """mkdocs.yml's !ENV and other tags read as plain values."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, not the usage block: the message says what is expected
-        self.exit(2, f"{self.prog}: error: {message}\n")
+_Tolerant.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def sections(project: Project) -> list[tuple[str, list[source.Step]]]:
+    """(page, the steps of its shown listings) for each page of the nav that shows a listing, in nav order."""
+    config = yaml.load((project.root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Tolerant)  # noqa: S506
+    nav = [item if isinstance(item, str) else next(iter(item.values())) for item in config.get("nav") or []]
+    found = []
+    for page in nav:
+        if not isinstance(page, str) or not page.endswith(".md") or not (project.docs / SOURCE_LANG / page).is_file():
+            continue
+        scanned = project.read(SOURCE_LANG, page)
+        listings = [f for f in scanned.fences if f.runs and f.options.get("source")]
+        steps = [source.Step("run", *_expanded(f, project, scanned.path)) for f in listings]
+        if steps:
+            found.append((page, steps))
+    return found
+
+
+def _expanded(fence: source.Fence, project: Project, path: str) -> tuple[str, str, tuple[str, ...]]:
+    code, origins = source.expand(fence.body, project.snippets, f"{path}:{fence.line}")
+    return code, f"{path}:{fence.line}", tuple(origins)
+
+
+def title(project: Project, lang: str, page: str) -> str:
+    for code in (lang, SOURCE_LANG):
+        path = project.docs / code / page
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return page
 
 
 def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:
-    """Run the lesson; `folder`: a folder of the project (default: the current one)."""
-    parser = _Parser(
-        prog="attention.py",
-        description="Run the attention lesson and print what every section computes.",
-    )
-    parser.add_argument("--section", type=int, choices=sorted(SECTIONS), help="run only this section")
-    parser.add_argument("--lang", default=None, help="language of the printed labels (default: $LESSON_LANG, else ja)")
+    parser = argparse.ArgumentParser(prog="python snippets/attention.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--section", type=int, help="run one section (1, 2, …)")
+    parser.add_argument("--lang", default=os.environ.get("LESSON_LANG") or SOURCE_LANG, help="language code")
     args = parser.parse_args(argv)
-    lang = args.lang if args.lang is not None else os.environ.get("LESSON_LANG") or project.DEFAULT_LANG
+    root = (folder or Path.cwd()).resolve()
+    root = next((p for p in (root, *root.parents) if (p / "mkdocs.yml").is_file()), root)
+    project = Project(root)
+    if args.lang not in project.languages():
+        parser.error(f"--lang {args.lang}: no such language; the languages are {', '.join(project.languages())}")
     try:
-        root = project.find(folder)
-    except project.ProjectNotFound as error:
-        parser.error(str(error))
-    shutdown.skip_final_collections()  # the terminal run exits 0.7 CPU-s sooner
-    with project.building(root):
-        if not lang.strip():
-            parser.error(f"--lang needs a language code: one of {', '.join(i18n.languages())}")
+        words = project.strings(args.lang)
+        found = sections(project)
+    except (strings.StringsError, source.SourceError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.section is not None and not 1 <= args.section <= len(found):
+        parser.error(f"--section {args.section}: the lesson has sections 1 to {len(found)}")
+    for number, (page, steps) in enumerate(found, 1):
+        if args.section not in (None, number):
+            continue
+        print(f"== {number}. {title(project, args.lang, page)}")
         try:
-            i18n.check_language(lang)
-        except ValueError as error:
-            parser.error(str(error))  # one line on stderr, exit code 2
-        for number in [args.section] if args.section else SECTIONS:
-            run_section(number, lang)
+            with contextlib.redirect_stdout(io.StringIO()):
+                results = execute(steps, Limits(seconds=0))
+        except BlockError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        for step, result in zip(steps, results, strict=True):
+            print(strings.localize_output(result["output"], strings.literals_of(step.code), words), end="")
+        print()
     return 0

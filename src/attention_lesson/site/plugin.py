@@ -1,83 +1,65 @@
-"""The site's MkDocs plugin, ``attention-lesson``: one base mkdocs.yml, one build per language folder, every
-listing run once per build for all of them.
+"""The MkDocs plugin ``attention-lesson``: the one module that adapts the lesson's machinery to MkDocs.
 
-Configured in mkdocs.yml, the one place the build reads its environment variables::
+One process builds every language, as mkdocs-static-i18n does: the build MkDocs starts is the Japanese one (or
+``lang``'s alone); when its pages are written, it builds each other language folder into ``site/<code>/`` by
+calling MkDocs' ``build()`` again with that language's configuration. The first build checks every language
+folder and runs every Japanese page's sessions (:mod:`attention_lesson.site.lesson`); every build then renders
+its pages from those runs. A translated page never runs code: its blocks show the Japanese run.
+
+Configured in mkdocs.yml (every environment variable the build reads is there)::
 
     plugins:
       - attention-lesson:
-          lang: !ENV [LESSON_LANG, ""]           # build or serve this language alone
-          no_cache: !ENV [LESSON_NO_CACHE, false]  # run every block again, in a store private to this build
-          store: !ENV [LESSON_STORE, ""]         # a results store to share (the tests' builds share one)
-          site_url: !ENV [LESSON_SITE_URL, ""]   # where the site is published (canonical links, sitemap)
-          repo_url: !ENV [LESSON_REPO_URL, ""]   # where its sources are (edit links)
-
-The project is the folder of the mkdocs.yml being built (:mod:`attention_lesson.site.project`). `mkdocs build`
-builds the source language (Japanese) at the site root in this process: its pages run every block through the
-runner (:mod:`attention_lesson.site.runner`), which stores each result; then every other ``docs/<code>/`` is
-built into ``site/<code>/`` by a worker process of its own, in parallel, from the stored results
-(:mod:`attention_lesson.site.workers`). `mkdocs serve` previews every language (:mod:`attention_lesson.site.serve`).
-Everything a build keeps between events lives on the plugin instance, which MkDocs keeps across `mkdocs
-serve` rebuilds because it defines ``on_startup``.
-
-A plugin rather than mkdocs-static-i18n: that plugin publishes mkdocs-jupyter notebooks as raw source, merges
-all languages into one search index, and is no longer maintained. Its configuration is the model for this one.
+          lang: !ENV [LESSON_LANG, ""]             # build or serve this language alone
+          no_cache: !ENV [LESSON_NO_CACHE, false]  # run every session again (nothing read from the store)
+          store: !ENV [LESSON_STORE, ""]           # a results store to use instead of .cache/runs
+          site_url: !ENV [LESSON_SITE_URL, ""]     # where the site is published (canonical links, sitemap)
+          repo_url: !ENV [LESSON_REPO_URL, ""]     # where its sources are (edit links)
+          timeout: 120                             # seconds a block may run
+          max_output: 1000000                      # characters a block may print
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import html
 import logging
 import os
+import re
 import shutil
 import signal
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from filelock import FileLock
-from mkdocs.config import config_options
+import markdown_exec
+from mkdocs.commands.build import build
+from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config, ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
-from mkdocs.structure.files import Files
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from pymdownx.slugs import slugify
+from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import (
-    checks,
-    claims,
-    excerpts,
-    fallback,
-    i18n,
-    languages,
-    mathml,
-    notebooks,
-    project,
-    segmenter,
-    shutdown,
-    sitemap,
-    translations,
-)
-from attention_lesson.site.runner import Fence, Runner
-from attention_lesson.site.serve import Previews, guarded, watch_natively
-from attention_lesson.site.store import Store, StoreError
-from attention_lesson.site.templates import theme_environments
-from attention_lesson.site.workers import Worker
+from attention_lesson.site import figures, lesson, mathml, notebooks, sitemap, source, strings, translations
+from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project
+from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment
+from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
-
-PRIVATE = "lesson-run-"
-"""The name of a store private to one build (no cache, or an unwritable shared store): removed after it."""
-BUILDING = "-building-"
-"""``.site-building-…``: the folder a build writes into, beside the site, until it takes the site's place."""
+BUILDING = ".site-building-"
+OLD = ".site-old-"
 
 
 class Flag(config_options.BaseConfigOption[bool]):
-    """A yes/no option that an environment variable can set: true, false, 1, 0, yes, no, on, off."""
+    """Yes or no, also from an environment variable: true, false, 1, 0, yes, no, on, off."""
 
     WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
              "off": False, "": False}
@@ -97,401 +79,380 @@ class Flag(config_options.BaseConfigOption[bool]):
 
 class LessonConfig(Config):
     lang = config_options.Type(str, default="")
-    """Build (or serve) this language alone; empty: every language, the source language at the site root."""
     no_cache = Flag(default=False)
-    """Ignore stored results: every block runs again, in a store private to this build."""
     store = config_options.Type(str, default="")
-    """A results store folder to use instead of ``<cache_dir>/runs`` (builds that share one run nothing twice)."""
     cache_dir = config_options.Type(str, default=".cache")
-    """Results, written notebooks, compiled templates and preview logs, relative to the project's folder."""
     site_url = config_options.Type(str, default="")
-    """Where the site is published: canonical links, the sitemap, hreflang between languages."""
     repo_url = config_options.Type(str, default="")
-    """Where its sources are: "edit this page" and "translate this page" links."""
+    timeout = config_options.Type((int, float), default=120)
+    max_output = config_options.Type(int, default=1_000_000)
+
+
+class FenceError(PluginError, SuperFencesException):
+    """A fence could not render: SuperFences passes a SuperFencesException on instead of swallowing it."""
+
+
+@dataclass
+class Site:
+    """What the first build of a command finds and runs, shared with the other languages' builds."""
+
+    project: Project
+    languages: list[str]
+    words: dict[str, strings.Strings]
+    runs: dict[str, PageRun] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
+
+
+def _fail(problems: list[str]) -> None:
+    if problems:
+        raise PluginError("\n".join(problems))
 
 
 class LessonPlugin(BasePlugin[LessonConfig]):
-    """See the module docstring."""
-
     def __init__(self) -> None:
         self.command = "build"
-        self.role = "main"  # "language": one language for a parent build; "preview": one under `mkdocs serve`
-        self.lang = project.DEFAULT_LANG
-        self.runner: Runner | None = None
-        self.workers: dict[str, Worker] = {}
-        self.previews: Previews | None = None
-        self.private: Store | None = None
-        self._project: contextvars.Token | None = None
-        self._started = 0.0
-        self._config: MkDocsConfig | None = None
-        self._site: Path | None = None  # where `mkdocs build` publishes, once every language is built
-        self._notebook_cache: FileLock | None = None  # held while mkdocs-jupyter evicts (see _on_post_build_first)
-        self._interrupted = False
-        self._sigint: Any = None  # the SIGINT handler this build replaced (see _catch_interrupts)
-
-    # -- told by a worker -------------------------------------------------------------------------------------
-
-    def assign(self, *, lang: str, store: str, preview: bool) -> None:
-        """Build `lang` alone from the results in `store`, for a parent build (or a serve preview)."""
-        self.config["lang"], self.config["store"], self.config["no_cache"] = lang, store, False
-        self.role = "preview" if preview else "language"
-
-    # -- events ----------------------------------------------------------------------------------------------
+        self.site: Site | None = None
+        self.parent: Site | None = None  # given by the build that started this language's build
+        self.lang = SOURCE_LANG
+        self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
+        self.building: Path | None = None  # the folder it builds into meanwhile
+        self.fallbacks: set[str] = set()
+        self._cursor: dict[str, int] = {}
+        self._page: Page | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
-        shutdown.skip_final_collections()  # `mkdocs build` ends 1.2-1.4 s sooner (README, Budgets)
-        if command == "build":
-            self._catch_interrupts()
 
-    def _catch_interrupts(self) -> None:
-        """A Ctrl-C stops `mkdocs build` even where Python swallows the KeyboardInterrupt it raises: in a weakref
-        callback or a ``__del__``, Python reports it as "Exception ignored" and carries on, and the build would
-        publish and exit 0. The handler raises it as Python's does and also notes it; the build's next event
-        raises it again (:meth:`_stop_if_interrupted`). Only in the main thread, where a handler can be set, and
-        only over Python's own handler."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-            return
+    # -- configuration ----------------------------------------------------------------------------------------
 
-        def interrupted(signum: int, frame: Any) -> None:
-            self._interrupted = True
-            raise KeyboardInterrupt
-
-        self._interrupted = False
-        self._sigint = signal.signal(signal.SIGINT, interrupted)
-
-    def _stop_if_interrupted(self) -> None:
-        if self._interrupted:
-            raise KeyboardInterrupt
-
-    @property
-    def root(self) -> Path:
-        return project.root()
-
-    @property
-    def cache(self) -> Path:
-        return self.root / self.config.cache_dir
-
-    def _builds_every_language(self) -> bool:
-        """The README's `mkdocs build`: the source language here, every other one by a worker."""
-        return self.role == "main" and not self.config.lang and self.command != "serve"
-
-    def _previews_every_language(self) -> bool:
-        return self.role == "main" and not self.config.lang and self.command == "serve"
-
-    @event_priority(100)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self._started = time.perf_counter()
-        self._config = config
-        mkdocs_log = logging.getLogger("mkdocs")
-        if config.strict and mkdocs_log.level > logging.WARNING:
-            # `-q` raises the logger's level past WARNING, so strict mode's counter never sees a warning (a
-            # broken link, a missing anchor) and a quiet strict build would pass. Every warning fails a strict
-            # build, so it is shown and counted at every log level.
-            mkdocs_log.setLevel(logging.WARNING)
-        project.leave(self._project)
-        self._project = project.enter(Path(config.config_file_path).parent)
-        lang = self.config.lang or project.DEFAULT_LANG
-        try:
-            i18n.check_language(lang)
-        except ValueError as error:
-            raise PluginError(f"LESSON_LANG (the plugin's lang): {error}") from None
-        self._check_snippets()
-        problems = [p for code in i18n.languages() for p in i18n.validate(code)]
-        try:
-            i18n.strings(lang)
-        except i18n.StringsError as error:  # this build's own language is broken: nothing to show
-            raise PluginError("\n".join(error.problems)) from None
-        previewing = self.command == "serve" or self.role == "preview"
-        if problems and not previewing:  # a build publishes every language, so every one must be sound
-            raise PluginError("\n".join(problems))
-        for problem in problems:
-            # `mkdocs serve` goes on with the sound languages. Printed, not logged: strict mode counts every
-            # logged warning or error and would stop the preview of the languages that are fine.
-            print(f"ERROR    -  {problem} (this language is left out of the preview until it is fixed)",
-                  file=sys.stderr)
-        self.lang = lang
-        i18n.set_language(lang)
-        languages.configure(config, lang, site_url=self.config.site_url, repo_url=self.config.repo_url,
-                            cache=self.cache, nested_site=self.command != "serve")
-        self._building_into(config)
-        store = self._store()
-        theme_environments(config.theme, store.path / "templates")
-        if self.runner is None:
-            self.runner = Runner(store)
-        self.runner.start_build(lang, store, i18n.usable_languages())
-        self._register_fences(config)
-        if self._builds_every_language():
-            # Each starts now, importing MkDocs and the theme while this build runs the code; each builds when
-            # on_env says every result is stored.
-            self.workers = {code: Worker(config.config_file_path, code, self.cache / "builds" / f"{code}.log")
-                            for code in i18n.languages() if code != project.DEFAULT_LANG}
-        elif self._previews_every_language():  # serve's first build: the same head start for its previews
-            self._previews(config).start_workers(i18n.usable_languages())
+        if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
+            logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
+        project = Project(Path(config.config_file_path).parent)
+        self.site = self.parent or self._first_look(project)
+        self.lang = self.config.lang or SOURCE_LANG
+        if self.lang not in self.site.languages:
+            raise PluginError(f"LESSON_LANG={self.lang!r}: no such language folder; the languages are "
+                              f"{', '.join(self.site.languages)}")
+        self._configure(config)
+        if self.parent is None and self.command == "build":
+            self._build_beside(config)
         return config
 
-    def _previews(self, config: MkDocsConfig) -> Previews:
-        """Serve's previews of the other languages, made once per server."""
-        if self.previews is None:
-            self.previews = Previews(config.config_file_path, self.cache / "preview", Path(config.site_dir))
-        return self.previews
-
-    def _check_snippets(self) -> None:
-        """A listing that does not parse stops the build in one line naming its file and line, before the check
-        of the translations reads its comments (which an unclosed bracket would stop with a traceback)."""
-        for path in sorted((self.root / "snippets").glob("*.py")):
+    def _first_look(self, project: Project) -> Site:
+        """Every language folder checked, before any code runs: strings.yml and each translated page."""
+        problems, words = [], {}
+        for code in project.languages():
             try:
-                compile(path.read_bytes(), str(path), "exec")
-            except SyntaxError as error:
-                raise PluginError(f"snippets/{path.name}:{error.lineno}: {type(error).__name__}: {error.msg}") from None
+                words[code] = project.strings(code)
+            except strings.StringsError as error:
+                problems += error.problems
+            problems += translations.code_problems(project, code)
+        _fail(problems)
+        return Site(project, project.languages(), words)
 
-    def _building_into(self, config: MkDocsConfig) -> None:
-        """`mkdocs build` writes into a new folder beside the site and puts it in the site's place only when
-        every language is built: a build that fails, or is interrupted, leaves the last published site whole
-        (MkDocs itself empties the site folder first)."""
-        self._site = None
-        if self.command != "build" or self.role != "main":
-            return  # a worker builds into its parent's new folder; serve into its own temporary one
-        self._site = Path(config.site_dir)
-        self._site.parent.mkdir(parents=True, exist_ok=True)
-        config.site_dir = tempfile.mkdtemp(prefix=f".{self._site.name}{BUILDING}", dir=self._site.parent)
-
-    def _publish(self, config: MkDocsConfig) -> None:
-        if self._site is None:
-            return
-        old = self._site.with_name(f".{self._site.name}-old-{time.time_ns()}")
-        if self._site.exists():
-            os.replace(self._site, old)
-        os.replace(config.site_dir, self._site)
-        config.site_dir = str(self._site)
-        shutil.rmtree(old, ignore_errors=True)
-        self._site = None
-
-    def _discard(self, config: MkDocsConfig | None) -> None:
-        if self._site is not None and config is not None:
-            shutil.rmtree(config.site_dir, ignore_errors=True)
-        self._site = None
-
-    def _store(self) -> Store:
-        """The shared store (or the one named), else one private to this build: with no cache, or when the
-        shared one cannot be written (a read-only checkout, a full disk), which this build then says."""
-        if self.config.no_cache and not self.config.store:  # a worker is given its parent's store, private or not
-            return self._private(self.cache)
-        store = Store(Path(self.config.store) if self.config.store else self.cache / "runs")
-        try:
-            store.check_writable()
-        except StoreError as error:
-            private = self._private(Path(tempfile.gettempdir()))
-            # Printed, not logged: the pages are right, only slower to build, and strict mode counts every
-            # logged warning, so a read-only checkout's `mkdocs build --strict` would run everything, then fail.
-            print(f"WARNING -  {error.strerror}; this build runs every block in a private store, {private.path}, "
-                  "removed after it", file=sys.stderr)
-            return private
-        return store
-
-    def _private(self, folder: Path) -> Store:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.private = Store(Path(tempfile.mkdtemp(prefix=PRIVATE, dir=folder)))
-            self.private.check_writable()
-        except (OSError, StoreError) as error:
-            raise PluginError(f"no folder to keep this build's results in ({folder}: {error}); free disk space "
-                              "or make the project's folder writable") from None
-        return self.private
-
-    def _register_fences(self, config: MkDocsConfig) -> None:
-        """The page's fences, as markdown-exec's plugin registers its own: SuperFences asks the last one first."""
-        if "pymdownx.superfences" not in config.markdown_extensions:
-            raise PluginError("the attention-lesson plugin needs the pymdownx.superfences Markdown extension")
-        fence = Fence(self.runner)
-        custom = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
-        custom += [
+    def _configure(self, config: MkDocsConfig) -> None:
+        """This language's build: its folder, its words in the theme, the switcher, search and snippets."""
+        project, lang, words = self.site.project, self.lang, self.site.words[self.lang]
+        config.docs_dir = str(project.docs / lang)
+        config.site_name = html.escape(words.names.get("site_name") or config.site_name)
+        config.site_description = html.escape(words.names.get("site_description") or config.site_description or "")
+        config.theme["language"] = lang
+        site_url = self.config.site_url.strip().rstrip("/")
+        prefix = "" if lang == SOURCE_LANG or self.parent is None else f"{lang}/"
+        if site_url:
+            config.site_url = f"{site_url}/{prefix}"
+        repo = self.config.repo_url.strip().rstrip("/")
+        if repo.startswith("https://"):
+            config.repo_url = repo
+            config.repo_name = urlsplit(repo).path.strip("/")
+            config.edit_uri = f"edit/main/docs/{lang}/"
+        root_path = (urlsplit(site_url).path.rstrip("/") + "/") if site_url else "/"
+        here = lang if self.parent is not None or lang != SOURCE_LANG else SOURCE_LANG
+        if self.config.lang:  # one language alone, at the site's root: no switcher
+            alternates = []
+        else:
+            alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
+                           "link": _link(here, code), "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
+                          for code in self.site.languages]
+        ui = {key: value for key, value in words.ui.items()}
+        config.extra.update(alternate=alternates, lesson_lang=lang, lesson_source_lang=SOURCE_LANG, ui=ui,
+                            lesson_root=root_path + prefix,
+                            lesson_dir="rtl" if lang.split("-")[0] in RTL else "ltr")
+        for option in config.theme["palette"] or []:
+            toggle = option.get("toggle") or {}
+            key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
+            if toggle and key and key in ui:
+                toggle["name"] = html.escape(ui[key])
+        toc = config.mdx_configs.setdefault("toc", {})
+        toc["permalink_title"] = ui.get("permalink_title", "")
+        toc["slugify"] = slugify(case="lower")
+        logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese word splitter logs its start
+        search = config.plugins.get("search") or config.plugins.get("material/search")
+        if search is not None:
+            search.config.lang = words.search.get("lang") or [lang.split("-")[0]]
+            search.config.pipeline = words.search.get("pipeline")
+            search.config.separator = words.search.get("separator")
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None:
+            jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)
+        snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
+        snippets.update(base_path=[str(project.root)], check_paths=True, restrict_base_path=True)
+        fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+        fences[:] = [
             {"name": "math", "class": "math", "format": mathml.fence},
-            {"name": "python", "class": "python", "validator": fence.validator, "format": fence.formatter},
-            # a python fence that is not run (the exercises' excerpts), comments in the page's language; it
-            # leaves every exec="on" fence to the runner's
-            {"name": "python", "class": "python", "validator": excerpts.validator, "format": excerpts.formatter},
+            {"name": "figure", "class": "figure", "format": self._figure},
+            {"name": "claim", "class": "claim", "format": lambda *args, **kwargs: ""},
+            {"name": "python", "class": "python", "validator": _accept_python, "format": self._python},
         ]
 
-    @event_priority(50)  # before mkdocs-jupyter's on_files, which makes the executed notebooks pages
-    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """Fill pages this language lacks with the Japanese page (a banner on it says so); add the status page;
-        put the executed notebooks in place of their sources."""
-        fallback.add_missing_pages(files, config, self.lang)
+    @property
+    def _cache(self) -> Path:
+        return self.site.project.root / self.config.cache_dir
+
+    # -- the site folder: replaced whole, or not at all ----------------------------------------------------
+
+    def _build_beside(self, config: MkDocsConfig) -> None:
+        """`mkdocs build` writes a new folder beside the site and swaps it in when every language is built; a
+        failed or interrupted build leaves the last site whole, and the next build clears what it left."""
+        self.published = Path(config.site_dir)
+        parent = self.published.parent
         try:
-            files.append(fallback.status_file(config, self.lang, self.runner.store))
-        except StoreError as error:  # its table is stored: a disk full already
-            raise PluginError(f"{fallback.STATUS_PAGE}: {error.strerror}") from None
-        return notebooks.prepare(files, config, self.lang, self.runner, self.cache)
+            parent.mkdir(parents=True, exist_ok=True)
+            for old in [*parent.glob(f"{OLD}*"), *parent.glob(f"{BUILDING}*")]:
+                if old.name.startswith(OLD) or time.time() - old.stat().st_mtime > 3600:
+                    shutil.rmtree(old, ignore_errors=True)
+            config.site_dir = tempfile.mkdtemp(prefix=BUILDING, dir=parent)
+            self.building = Path(config.site_dir)
+        except OSError as error:
+            raise PluginError(f"{parent}: cannot write the site there ({error.strerror}): make the folder "
+                              "writable, or free disk space") from None
+
+    def _publish(self, config: MkDocsConfig) -> None:
+        new, site = Path(config.site_dir), self.published
+        old = site.with_name(f"{OLD}{os.getpid()}")
+        stopped = []
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(1)) if main else None
+        try:  # the two renames are not interrupted: the old site or the new one is always there
+            if site.exists():
+                os.replace(site, old)
+            os.replace(new, site)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+        config.site_dir = str(site)
+        self.published = self.building = None
+        shutil.rmtree(old, ignore_errors=True)
+        if stopped:
+            raise KeyboardInterrupt
+
+    # -- files and pages ------------------------------------------------------------------------------------
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        site, lang = self.site, self.lang
+        if self.parent is None:
+            self._run_everything()
+        own = {f.src_uri for f in files}
+        self.fallbacks = set()
+        for page in site.project.pages(SOURCE_LANG):
+            if lang != SOURCE_LANG and page not in own:
+                files.append(File(page, str(site.project.docs / SOURCE_LANG), config.site_dir,
+                                  config.use_directory_urls))
+                self.fallbacks.add(page)
+        for page in [f.src_uri for f in files if f.src_uri.startswith(f"{lesson.NOTEBOOKS}/")
+                     and f.src_uri.endswith(".py")]:
+            files.remove(files.get_file_from_path(page))
+            files.append(self._notebook(page, config))
+        files.append(File.generated(config, translations.STATUS_PAGE,
+                                    content=translations.status_markdown(site.project, site.words, lang)))
+        return files
+
+    def _run_everything(self) -> None:
+        site = self.site
+        store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
+                                                        else self._cache / "runs")
+        runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
+                                                                      self.config.max_output), site.stats)
+        problems = []
+        for page in site.project.pages(SOURCE_LANG):
+            try:
+                site.runs[page] = lesson.run_page(site.project, page, runner)
+            except (BlockError, source.SourceError) as error:
+                raise PluginError(str(error)) from None
+            problems += lesson.claim_errors(site.project, page, site.runs[page])
+        _fail(problems)
+        if store is not None and store.unwritable:
+            print(f"WARNING  -  {store.unwritable}: results are not kept, so the next build runs everything "
+                  "again (make the folder writable, or set LESSON_STORE)", file=sys.stderr)
+        log.info("Ran %d sessions in %.1f s, %d taken from the store", site.stats.ran, site.stats.seconds,
+                 site.stats.reused)
+
+    def _notebook(self, page: str, config: MkDocsConfig) -> File:
+        """The executed notebook in place of its jupytext source."""
+        project = self.site.project
+        lang = self.lang if page not in self.fallbacks else SOURCE_LANG
+        text = (project.docs / lang / page).read_text(encoding="utf-8")
+        run = self.site.runs[page]
+        ipynb = notebooks.executed(text, run, self.site.words[self.lang], project.snippets, f"docs/{lang}/{page}",
+                                   lambda cell: self._values(cell, run, f"docs/{lang}/{page}"))
+        folder = self._cache / "notebooks" / self.lang
+        target = folder / page.replace(".py", ".ipynb")
+        notebooks.write(ipynb, target)
+        return File(target.relative_to(folder).as_posix(), str(folder), config.site_dir, config.use_directory_urls)
+
+    def _values(self, markdown: str, run: PageRun, where: str) -> str:
+        def value(match: re.Match) -> str:
+            expr = match["expr"].strip()
+            if expr not in run.values:
+                raise PluginError(f"{where}: {{{{ {expr} }}}} is not a value of the Japanese page")
+            return html.escape(run.values[expr], quote=False)
+
+        return source.VALUE.sub(value, markdown)
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        self._stop_if_interrupted()
-        where = checks.source(page)
-        self.runner.begin_page(where)
-        checks.check_fences(markdown, where)
-        checks.check_includes(markdown, where)
-        repo = self.config.repo_url.strip().rstrip("/")
-        if repo and page.file.src_uri.endswith(".ipynb"):  # the notebook's source: a jupytext .py file
-            source = notebooks.sources(self.lang).get(page.file.src_uri.removesuffix(".ipynb") + ".py")
-            if source is not None:
-                page.edit_url = f"{repo}/edit/main/{source.relative_to(self.root).as_posix()}"
-        if fallback.is_fallback(page):
-            return fallback.with_banner(markdown, page, self.lang, repo)
-        drifted = translations.page_drift(self.lang, page.file.src_uri)
-        if drifted:  # a changed fence, include or formula would run other code than the Japanese page's
-            raise PluginError(drifted)
+        src = page.file.src_uri
+        self._page, self._cursor = page, {"python": 0, "figure": 0}
+        if src.endswith(".ipynb") or src == translations.STATUS_PAGE:
+            return markdown
+        where = f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
+        scanned = source.scan(markdown, where)
+        lines = markdown.splitlines(keepends=True)
+        run = self.site.runs.get(src, PageRun())
+        for number, _ in scanned.prose:
+            lines[number - 1] = self._values(lines[number - 1], run, f"{where}:{number}")
+        markdown = "".join(lines)
+        if src in self.fallbacks:
+            markdown = _with_banner(markdown, page, self.config, self.lang, self.site.words[self.lang].ui)
         return markdown
 
-    @event_priority(100)  # before the search plugin indexes the page's text
-    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Fill {{ measured.* }} from this page's own run; render the page again if that run was replaced."""
-        self._stop_if_interrupted()
-        where = checks.source(page)
-        html = claims.fill(html, where, self.runner)
-        if page.file.src_uri.endswith(".ipynb"):
-            html = self._localize_notebook_page(html)
-        if self.runner.take_rerender():
-            log.info("%s: a stored result was replaced by a new run; rendering the page again", where)
-            self.runner.begin_page(where)
-            page.render(config, files)
-            html = claims.fill(page.content, where, self.runner)
-        return html
+    def _run_of_page(self) -> PageRun:
+        return self.site.runs.get(self._page.file.src_uri, PageRun())
 
-    def _localize_notebook_page(self, html: str) -> str:
-        """The notebook pages' copy buttons in the page's language: mkdocs-jupyter's template writes them in
-        English and has no setting for it, so its two fixed strings are replaced in the rendered page."""
-        return (html.replace('aria-label="Copy to Clipboard"', f'aria-label="{i18n.ui("copy_code", self.lang)}"')
-                    .replace(">Copied!<", f">{i18n.ui('copied', self.lang)}<"))
+    def _python(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
+                **kwargs: Any) -> str:
+        """A python fence: a block of the page's run (its output in this language), or code shown unrun."""
+        words = self.site.words[self.lang]
+        if not options.pop("lesson_run", False):
+            shown = strings.localize_source(src, words)
+            return md.preprocessors["fenced_code_block"].highlight(src=shown, language=language, options=options,
+                                                                    md=md, **kwargs)
+        hidden = options.pop("lesson_hide", False)
+        run, n = self._run_of_page(), self._cursor["python"]
+        self._cursor["python"] += 1
+        if n >= len(run.outputs) or _lines(run.outputs[n]["code"]) != _lines(src):
+            raise FenceError(f"docs/{self.lang}/{self._page.file.src_uri}: python block {n + 1} is not the Japanese "
+                             f"page's block {n + 1}: a translation shows the Japanese code and never runs its own")
+        block = run.outputs[n]
+        if hidden or block["hidden"]:
+            return ""
+        escape = _markdown_text if not options.get("result") and not options.get("html") else None
+        output = strings.localize_output(block["output"], block["literals"], words, escape)
+        return markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
+                                         transform_source=lambda code: (code, strings.localize_source(code, words)),
+                                         **options)
 
-    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
-        """Every page of this language is rendered, so every result is stored: let the other languages build."""
-        self._stop_if_interrupted()
-        # Let go of the last page's lock first: a page has one lock in every language (Runner.begin_page), and
-        # the workers would wait on it for ever.
-        self.runner.end_page()
-        for code, worker in self.workers.items():
-            worker.send(site_dir=str(Path(config.site_dir) / code), store=str(self.runner.store.path),
-                        strict=bool(config.strict), preview=False)
-        return env
-
-    @event_priority(10)  # before mkdocs-jupyter's on_post_build
-    def _on_post_build_first(self, *, config: MkDocsConfig) -> None:
-        """mkdocs-jupyter's on_post_build deletes every rendered notebook in its cache folder that its build did
-        not read: two builds of a language at once both delete a stale one, and the second fails on the file the
-        first removed. The folder is locked from here until this plugin's last on_post_build step."""
-        folder = languages.jupyter_cache(self.cache, self.lang)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        self._notebook_cache = FileLock(folder.parent / f"{folder.name}.lock")
-        self._notebook_cache.acquire()
-
-    def _release_notebook_cache(self) -> None:
-        if self._notebook_cache is not None:
-            self._notebook_cache.release()
-            self._notebook_cache = None
-
-    @event_priority(-100)
-    def _on_post_build_last(self, *, config: MkDocsConfig) -> None:
-        self._release_notebook_cache()
-        stats = self.runner.stats
-        log.info("Runner (%s): %d blocks run in %.1f s, %d taken from the store %s", self.lang, stats.executed,
-                 stats.seconds, stats.reused, self.runner.store.path)
+    def _figure(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
+                **kwargs: Any) -> str:
+        run, n = self._run_of_page(), self._cursor["figure"]
+        self._cursor["figure"] += 1
+        where = f"docs/{self.lang}/{self._page.file.src_uri}"
+        if n >= len(run.figures):
+            raise FenceError(f"{where}: figure {n + 1} is not on the Japanese page")
         try:
-            self._stop_if_interrupted()
-            if self._previews_every_language():
-                previews = self._previews(config)
-                previews.store = str(self.runner.store.path)
-                previews.refresh(config)
-            if self.workers:
-                self._collect_language_builds(config)
-                log.info("All languages built in %.1f s", time.perf_counter() - self._started)
-            self._stop_if_interrupted()
+            text = source.figure_spec(source.Fence(0, "```", "figure", src), where)
+            data = dict(run.figures[n])
+            kind = str(data.pop("kind", ""))
+            return figures.render(kind, data, {k: v for k, v in text.items()
+                                  if k in source.FIGURE_TEXT}, self.site.words[self.lang].ui, f"fig-{n + 1}")
+        except (ValueError, source.SourceError) as error:
+            raise FenceError(f"{where}: figure {n + 1}: {error}") from None
+
+    def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's copy button speaks English only
+            ui = self.site.words[self.lang].ui
+            html_text = (html_text.replace('aria-label="Copy to Clipboard"',
+                                           f'aria-label="{html.escape(ui.get("copy_code", ""))}"')
+                         .replace(">Copied!<", f">{html.escape(ui.get('copied', ''))}<"))
+        return html_text
+
+    # -- the other languages --------------------------------------------------------------------------------
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.parent is None and not self.config.lang:
+            sitemaps = {SOURCE_LANG: Path(config.site_dir) / "sitemap.xml"}
+            for code in self.site.languages[1:]:
+                self._build_language(config, code)
+                sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
+            sitemap.merge(self.config.site_url, sitemaps)
+        if self.published is not None:
             self._publish(config)
+
+    def _build_language(self, config: MkDocsConfig, code: str) -> None:
+        """Build one more language folder into ``site/<code>/``, in this process, from the same runs.
+
+        MkDocs keeps one instance of a plugin that has ``on_startup`` per process (for `mkdocs serve`), so the
+        language's configuration gets this very instance: its state is put back once that build is done."""
+        mine = dict(self.__dict__)
+        try:
+            child = load_config(config.config_file_path, site_dir=str(Path(config.site_dir) / code),
+                                strict=config.strict)
+            plugin = child.plugins["attention-lesson"]
+            plugin.config.update({**{k: v for k, v in mine["config"].items()}, "lang": code})
+            plugin.parent, plugin.command, plugin.published, plugin.building = self.site, self.command, None, None
+            build(child, dirty=False)
         finally:
-            self._finish()
-
-    on_post_build = CombinedEvent(_on_post_build_first, _on_post_build_last)
-
-    def _collect_language_builds(self, config: MkDocsConfig) -> None:
-        failed = []
-        sitemaps = {self.lang: Path(config.site_dir) / "sitemap.xml"}
-        workers, self.workers = self.workers, {}
-        for code, worker in workers.items():
-            result = worker.answer()
-            worker.stop()
-            if not result["ok"]:
-                failed.append(f"{code}: " + "; ".join(result["problems"]))
-                continue
-            for problem in result["problems"]:
-                log.warning("[%s] %s", code, problem)  # counted by strict mode, as this build's own warnings
-            sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
-        if failed:
-            raise PluginError("language build failed: " + " | ".join(failed))
-        sitemap.merge(config.site_url or "", sitemaps)
+            self.__dict__.clear()
+            self.__dict__.update(mine)
 
     def on_build_error(self, *, error: Exception) -> None:
-        for worker in self.workers.values():
-            worker.kill()
-        self.workers = {}
-        self._discard(self._config)
-        self._finish()
+        if self.published is not None and self.building is not None:
+            shutil.rmtree(self.building, ignore_errors=True)
+        self.published = self.building = None
 
-    def _finish(self) -> None:
-        self._release_notebook_cache()
-        if self.runner is not None:
-            self.runner.end_page()
-        if self.private is not None:
-            self.private.remove()
-            self.private = None
-        if self.role == "main" and self.command != "serve":
-            if not self.config.store:
-                with contextlib.suppress(StoreError, OSError):  # a read-only checkout: nothing to prune there
-                    Store(self.cache / "runs").prune()
-                    notebooks.prune(self.cache)
-                    segmenter.prune(self.cache)
-            now = time.time()
-            site = Path(self._config.site_dir) if self._config else self.root / "site"
-            left = [*self.cache.glob(f"{PRIVATE}*"), *Path(tempfile.gettempdir()).glob(f"{PRIVATE}*"),
-                    *site.parent.glob(f".{site.name}{BUILDING}*")]
-            for folder in left:
-                with contextlib.suppress(OSError):  # an interrupted build's private store or site, a day old
-                    if now - folder.stat().st_mtime > 86400:
-                        shutil.rmtree(folder, ignore_errors=True)
 
-    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
-        """Watch every language folder; an edit there rebuilds that language's preview alone."""
-        with project.building(Path(config.config_file_path).parent):
-            watch_natively(server, config)
-            if self._previews_every_language():
-                server.builder = self._previews(config).start(server, config, server.builder)
-        server.builder = guarded(server.builder, Path(config.site_dir))
-        return server
+def _lines(code: str) -> list[str]:
+    """Code compared line by line, blank lines and trailing spaces aside (includes add a final blank line)."""
+    return [line.rstrip() for line in code.splitlines() if line.strip()]
 
-    @event_priority(-100)  # after the other plugins' (it may raise: see the end)
-    def on_shutdown(self) -> None:
-        """The end of `mkdocs build` or `mkdocs serve`: nothing of this build stays with the process. A build
-        interrupted (Ctrl-C: MkDocs tells no plugin of it but this) leaves neither its unpublished site folder nor
-        its private store behind, and lets other builds render the page it was on."""
-        if self._site is not None:
-            for worker in self.workers.values():
-                worker.kill()
-            self.workers = {}
-            self._discard(self._config)
-            if self.runner is not None:
-                self.runner.end_page()
-            if self.private is not None:
-                self.private.remove()
-                self.private = None
-        if self.previews is not None:
-            self.previews.stop()
-            self.previews = None
-        i18n.set_language(None)
-        project.leave(self._project)
-        self._project = None
-        if self._sigint is not None:
-            signal.signal(signal.SIGINT, self._sigint)
-            self._sigint = None
-        if self._interrupted:  # swallowed after the build's last event: the command still says it was stopped
-            self._interrupted = False
-            raise KeyboardInterrupt
+
+RTL = {"ar", "fa", "he", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"}
+
+
+def _link(here: str, code: str) -> str:
+    """From a page of `here` to the same page in `code`, relative to the language's root."""
+    up = "" if here == SOURCE_LANG else "../"
+    return up + ("" if code == SOURCE_LANG else f"{code}/")
+
+
+def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any],
+                   md: Any) -> bool:
+    """Every python fence is this plugin's: a run one (markdown-exec's options), or one shown unrun."""
+    if inputs.get("exec", "").lower() in source.TRUE:
+        hidden = inputs.pop("hide", "").lower() in source.TRUE
+        markdown_exec.validator(language, inputs, options, attrs, md)
+        options.update(lesson_run=True, lesson_hide=hidden)
+        return True
+    return highlight_validator(language, inputs, options, attrs, md)
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>&])")
+
+
+def _markdown_text(text: str) -> str:
+    """A translator's text, safe where output is rendered as Markdown: no markup, no link, no HTML."""
+    return _MARKDOWN.sub(lambda m: {"<": "&lt;", ">": "&gt;", "&": "&amp;"}.get(m[1], "\\" + m[1]), text)
+
+
+def _with_banner(markdown: str, page: Page, config: Any, lang: str, ui: dict[str, str]) -> str:
+    """The Japanese page shown in another language, with a notice under its title."""
+    depth = page.url.count("/") + 1
+    original = "../" * depth + page.url
+    notice = (f'!!! warning "{html.escape(ui.get("untranslated_title", ""), quote=True)}"\n\n'
+              f'    {_markdown_text(ui.get("untranslated", ""))} [{_markdown_text(ui.get("original", ""))}]'
+              f"({original})\n\n")
+    lines = markdown.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        if line.startswith("# "):
+            return "".join(lines[: number + 1]) + "\n" + notice + "".join(lines[number + 1:])
+    return notice + markdown

@@ -10,7 +10,9 @@ import gzip
 import re
 from pathlib import Path
 
-from attention_lesson.site.languages import prefix
+
+def prefix(code: str) -> str:
+    return "" if code == "ja" else f"{code}/"
 
 
 def merge(site_url: str, sitemaps: dict[str, Path]) -> None:

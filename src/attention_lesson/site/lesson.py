@@ -1,0 +1,157 @@
+"""The project as the build sees it: its languages, its Japanese pages and notebooks, and each page's run.
+
+Everything is taken from the tree: a language is a folder ``docs/<code>/``, a page is a Markdown file of the
+Japanese folder (``docs/ja/``), a notebook is a jupytext file in its ``notebooks/``. Nothing here names a page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attention_lesson.site import source, strings
+from attention_lesson.site.run import BlockError, Runner
+from attention_lesson.site.source import Fence, Page, SourceError, Step
+
+SOURCE_LANG = "ja"
+NOTEBOOKS = "notebooks"
+CELL = re.compile(r"^# %%(?P<rest>.*)$")
+LANG_CODE = re.compile(r"[a-z]{2,3}(?:-(?:[A-Z][a-z]{3}|[A-Z]{2}|[0-9]{3}))?")
+
+
+@dataclass
+class Project:
+    root: Path
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def snippets(self) -> Path:
+        return self.root / "snippets"
+
+    def languages(self) -> list[str]:
+        """Japanese first, then every other language folder, by code."""
+        found = sorted(p.name for p in self.docs.iterdir() if p.is_dir() and LANG_CODE.fullmatch(p.name)
+                       and ((p / strings.FILE).is_file() or any(p.glob("*.md"))))
+        return [SOURCE_LANG, *(code for code in found if code != SOURCE_LANG)]
+
+    def pages(self, lang: str = SOURCE_LANG) -> list[str]:
+        """A language's pages and notebooks, relative to its folder (``query-key.md``, ``notebooks/x.py``)."""
+        folder = self.docs / lang
+        found = [p.relative_to(folder).as_posix() for p in folder.rglob("*.md")]
+        found += [p.relative_to(folder).as_posix() for p in (folder / NOTEBOOKS).glob("*.py")]
+        return sorted(found)
+
+    def read(self, lang: str, page: str) -> Page:
+        path = self.docs / lang / page
+        shown = f"docs/{lang}/{page}"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise SourceError(f"{shown}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
+        return notebook_page(text, shown) if page.startswith(f"{NOTEBOOKS}/") else source.scan(text, shown)
+
+    def strings(self, lang: str) -> strings.Strings:
+        own = strings.load(self.docs / lang / strings.FILE, lang)
+        return own if lang == SOURCE_LANG else own.over(strings.load(self.docs / SOURCE_LANG / strings.FILE,
+                                                                     SOURCE_LANG))
+
+
+def notebook_page(text: str, path: str) -> Page:
+    """A jupytext notebook (percent format) as a page: each code cell a python block of one session, each
+    markdown cell prose (its ``# `` taken off)."""
+    lines = text.splitlines()
+    fences, prose, includes, values = [], [], [], []
+    starts = [i for i, line in enumerate(lines) if CELL.match(line)]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        body = lines[start + 1:end]
+        while body and not body[-1].strip():
+            body.pop()
+        if "[markdown]" in lines[start]:
+            for k, line in enumerate(body):
+                text_line = line[2:] if line.startswith("# ") else line.lstrip("#")
+                prose.append((start + 2 + k, text_line))
+                values += [(start + 2 + k, m["expr"].strip()) for m in source.VALUE.finditer(text_line)]
+                if source.INCLUDE.match(text_line):
+                    includes.append((start + 2 + k, text_line.strip()))
+        else:
+            fences.append(Fence(start + 1, "```", 'python exec="on" session="notebook"', "\n".join(body),
+                                "python", {"exec": "on", "session": "notebook"}))
+            includes += [(start + 2 + k, b.strip()) for k, b in enumerate(body) if source.INCLUDE.match(b)]
+    return Page(path, fences, prose, includes, values)
+
+
+@dataclass
+class PageRun:
+    """One Japanese page's run: each block's output, each figure's data, each value, by page order."""
+
+    outputs: list[dict[str, Any]] = field(default_factory=list)  # {"code", "output", "literals", "hidden"}
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)
+    failed_claims: list[tuple[str, str]] = field(default_factory=list)  # (where, claim)
+
+
+def run_page(project: Project, page: str, runner: Runner) -> PageRun:
+    """Run (or take from the store) every session of a Japanese page."""
+    scanned = project.read(SOURCE_LANG, page)
+    sessions = source.steps(scanned, project.snippets)
+    by_line: list[tuple[Step, dict[str, Any]]] = []
+    for steps in sessions.values():
+        by_line += zip(steps, runner.session(steps), strict=True)
+    by_line.sort(key=lambda item: int(item[0].where.rsplit(":", 1)[1]))
+    result = PageRun()
+    for step, outcome in by_line:
+        if step.kind == "run":
+            result.outputs.append({"code": step.code, "output": outcome.get("output", ""), "hidden": step.hidden,
+                                   "literals": strings.literals_of(step.code)})
+        elif step.kind == "figure":
+            result.figures.append(outcome.get("figure") or {})
+        elif step.kind == "value":
+            result.values.setdefault(step.code, str(outcome.get("value", "")))
+        elif step.kind == "claim" and outcome.get("claim"):
+            where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + outcome['line']}"
+            result.failed_claims.append((where, outcome["claim"]))
+    return result
+
+
+def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
+    """A claim that no longer holds, named where it stands in every language's page (one line each claim)."""
+    errors = []
+    for where, claim in run.failed_claims:
+        places = [where]
+        for lang in project.languages()[1:]:
+            path = project.docs / lang / page
+            if not path.is_file():
+                continue
+            try:
+                translated = project.read(lang, page)
+            except SourceError:
+                continue
+            for fence in translated.fences:
+                for offset, line in enumerate(fence.body.splitlines(), 1):
+                    if fence.lang == "claim" and line.strip() == claim:
+                        places.append(f"{translated.path}:{fence.line + offset}")
+        errors.append(f"{', '.join(places)}: this claim is no longer true: {claim} (the code's output changed: "
+                      "change the prose and the claim, or the code)")
+    return errors
+
+
+def check_translation(project: Project, lang: str, page: str) -> list[str]:
+    """A translated page's problems (see :func:`source.translation_problems`); none for a missing page."""
+    if not (project.docs / lang / page).is_file():
+        return []
+    if not (project.docs / SOURCE_LANG / page).is_file():
+        return [f"docs/{lang}/{page}: there is no Japanese page {page} to translate (remove it, or rename it "
+                "as the Japanese page is named)"]
+    try:
+        return source.translation_problems(project.read(SOURCE_LANG, page), project.read(lang, page))
+    except SourceError as error:
+        return [str(error)]
+
+
+__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "run_page"]

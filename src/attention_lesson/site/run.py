@@ -1,0 +1,270 @@
+"""Run a page's sessions once, and keep each session's result as data.
+
+A session is the steps of one ``session=`` of a Japanese page (or of one notebook), in page order
+(:func:`attention_lesson.site.source.steps`). Its key is a SHA-256 of its steps' code, the package's lesson
+modules, the data files beside the listings and the Python and torch versions. A stored result with that key
+is used as it is and nothing runs; otherwise the whole session runs in a fresh namespace and its result is
+stored: what each block printed, each value as text, each figure's data as JSON, each claim's verdict. So a
+page never mixes two runs, and every language shows the same run.
+
+The code that runs is the Japanese code exactly as written. Each block has a time limit and an output limit;
+anything it raises, a claim that does not hold or a limit it passes is a :class:`BlockError` naming the
+file and line (the snippet's own line when the code came from snippets/).
+"""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import hashlib
+import io
+import json
+import math
+import os
+import platform
+import sys
+import threading
+import time
+import traceback
+import types
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from attention_lesson.site.source import Step
+from attention_lesson.site.store import Store
+
+FORMAT = 1
+
+
+class BlockError(Exception):
+    """A session could not run, or a claim no longer holds: one line naming file:line."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    seconds: float = 120.0
+    """A block that runs longer is stopped."""
+    output: int = 1_000_000
+    """Characters a block may print."""
+
+
+@dataclass
+class Stats:
+    ran: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def environment(root: Path) -> str:
+    """What every session's result depends on besides its own code."""
+    parts = [str(FORMAT), platform.python_version(), _version("torch")]
+    package = root / "src" / "attention_lesson"
+    for path in sorted(package.glob("*.py")):
+        parts += [path.name, hashlib.sha256(path.read_bytes()).hexdigest()]
+    for path in sorted((root / "snippets").rglob("*")):
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
+            parts += [path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def key(env: str, steps: list[Step]) -> str:
+    digest = hashlib.sha256(env.encode())
+    for step in steps:
+        digest.update(f"\0{step.kind}\0{step.code}".encode())
+    return digest.hexdigest()
+
+
+def jsonable(value: Any, where: str) -> Any:
+    """A figure's data as JSON: tensors and arrays as lists, numbers as floats."""
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple, dict, str)):
+        value = value.tolist()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, where) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)):
+        return [jsonable(v, where) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    raise BlockError(f"{where}: a figure's data must be numbers, lists, tensors or text, not {type(value).__name__}")
+
+
+def formatted(value: Any, spec: str) -> str:
+    """A value as prose shows it: ``format(value, spec)``; a list or tensor element by element, ``[1, 0]``."""
+    if hasattr(value, "dim") and value.dim() == 0:
+        value = value.item()
+    if hasattr(value, "tolist") and not isinstance(value, (int, float)):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(formatted(v, spec) for v in value) + "]"
+    return format(value, spec)
+
+
+def split_value(expr: str) -> tuple[str, str]:
+    """``weights[3]:.2f`` → (``weights[3]``, ``.2f``): the format after the last top-level colon, if any."""
+    depth, colon = 0, -1
+    for i, char in enumerate(expr):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == ":" and depth == 0:
+            colon = i
+    if colon < 0 or not all(c.isalnum() or c in ".,<>=^+-_ %#" for c in expr[colon + 1:]):
+        return expr.strip(), ""
+    return expr[:colon].strip(), expr[colon + 1:].strip()
+
+
+class _Output(io.StringIO):
+    """What a block prints, up to a limit."""
+
+    def __init__(self, limit: int, where: str) -> None:
+        super().__init__()
+        self.limit, self.where = limit, where
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.limit:
+            raise BlockError(f"{self.where}: printed more than {self.limit} characters (the output limit, the "
+                             "plugin's max_output)")
+        return super().write(text)
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float, where: str):
+    """Stop the block after `seconds` (in the main thread, where Python can interrupt it; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+        return
+    expired = threading.Event()
+
+    def stop() -> None:
+        expired.set()
+        _thread.interrupt_main()
+
+    timer = threading.Timer(seconds, stop)
+    timer.start()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if expired.is_set():
+            raise BlockError(f"{where}: ran longer than {seconds:g} s (the time limit, the plugin's timeout)") from None
+        raise
+    finally:
+        timer.cancel()
+
+
+def _line_of(error: BaseException, step: Step, filename: str) -> str:
+    """Where the error happened: the file and line the failing code came from."""
+    line = None
+    if isinstance(error, SyntaxError) and error.filename == filename:
+        line = error.lineno
+    else:
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+        line = frames[-1].lineno if frames else None
+    if line and 0 < line <= len(step.origins):
+        return step.origins[line - 1]
+    return step.where
+
+
+def _describe(error: BaseException) -> str:
+    message = str(error).strip().splitlines()
+    if isinstance(error, SyntaxError):
+        return f"SyntaxError: {error.msg}"
+    return type(error).__name__ + (f": {message[-1]}" if message else "")
+
+
+def execute(steps: list[Step], limits: Limits) -> list[dict[str, Any]]:
+    """Run a session's steps in a fresh namespace; one result per step."""
+    # torch's profiler (Kineto) writes two lines straight to the terminal around every profile below level 6
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    module = types.ModuleType("__lesson__")
+    namespace = module.__dict__
+    sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
+    results = []
+    try:
+        for step in steps:
+            results.append(_step(step, namespace, limits))
+    finally:
+        sys.modules.pop(module.__name__, None)
+    return results
+
+
+def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    filename = f"<{step.where}>"
+    if step.kind == "run":
+        buffer = _Output(limits.output, step.where)
+        try:
+            compiled = compile(step.code, filename, "exec")
+            with _time_limit(limits.seconds, step.where), contextlib.redirect_stdout(buffer), \
+                    contextlib.redirect_stderr(buffer):
+                exec(compiled, namespace)  # noqa: S102 - running the lesson's own code is this module's job
+        except BlockError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any error in the lesson's code is the editor's to see
+            raise BlockError(f"{_line_of(error, step, filename)}: {_describe(error)}") from None
+        return {"output": buffer.getvalue()}
+    if step.kind == "value":
+        expr, spec = split_value(step.code)
+        try:
+            return {"value": formatted(eval(compile(expr, filename, "eval"), namespace), spec)}  # noqa: S307
+        except Exception as error:  # noqa: BLE001
+            raise BlockError(f"{step.where}: the value {{{{ {step.code} }}}}: {_describe(error)}") from None
+    if step.kind == "claim":
+        for offset, line in enumerate(step.code.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + offset}"
+            try:
+                holds = eval(compile(line.strip(), filename, "eval"), namespace)  # noqa: S307
+            except Exception as error:  # noqa: BLE001
+                raise BlockError(f"{where}: the claim {line.strip()!r}: {_describe(error)}") from None
+            if not holds:
+                return {"claim": line.strip(), "line": offset}
+        return {"claim": None}
+    data = {}
+    for name, expr in yaml.safe_load(step.code).items():
+        if name in ("kind", "log"):
+            data[name] = expr
+            continue
+        try:
+            value = eval(compile(str(expr), filename, "eval"), namespace)  # noqa: S307
+        except Exception as error:  # noqa: BLE001
+            raise BlockError(f"{step.where}: the figure's {name}: {expr!r}: {_describe(error)}") from None
+        data[name] = jsonable(value, f"{step.where}: {name}")
+    return {"figure": data}
+
+
+@dataclass
+class Runner:
+    """Runs sessions, or takes them from the store: one per project, shared by every language's build."""
+
+    store: Store | None
+    env: str
+    limits: Limits
+    stats: Stats
+
+    def session(self, steps: list[Step]) -> list[dict[str, Any]]:
+        digest = key(self.env, steps)
+        stored = self.store.get(digest) if self.store else None
+        if isinstance(stored, list) and len(stored) == len(steps) and all(isinstance(r, dict) for r in stored):
+            self.stats.reused += 1
+            return stored
+        start = time.perf_counter()
+        results = execute(steps, self.limits)
+        self.stats.ran += 1
+        self.stats.seconds += time.perf_counter() - start
+        if self.store is not None:
+            self.store.put(digest, json.loads(json.dumps(results)))
+        return results

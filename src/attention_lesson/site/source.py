@@ -1,0 +1,296 @@
+"""Pages read as text, before anything renders or runs: their fences, includes, values and claims.
+
+A Japanese page (or notebook) is the project's code and prose: :func:`steps` turns it into the steps its
+sessions run. A translated page is text: :func:`translation_problems` compares it with the Japanese page and
+refuses anything that could run code, include a file, add markup or point elsewhere. Both read the page the
+same way, line by line, whatever the fence syntax (backticks or tildes, any indentation: inside admonitions,
+tabs and lists). The renderer checks again what it is given (:mod:`attention_lesson.site.plugin`), so a form
+this reader missed still cannot run a translator's code.
+
+The page's own syntax, for editors (CONTRIBUTING.md):
+
+* ```` ```python exec="on" session="s" ```` runs its code in session ``s`` of the page (markdown-exec's options);
+* ```` ```figure ```` is a figure (YAML: ``kind``, data expressions, text), ```` ```claim ```` lines are
+  expressions that must be true;
+* ``{{ expr }}`` or ``{{ expr:.2f }}`` in prose is a value.
+
+Figures, claims and values read the names of the session of the python block above them; one above every
+block reads the names of the page's first session at its end.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from attention_lesson.site.strings import MAX_VALUE
+
+OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+INCLUDE = re.compile(r"^[ \t]*;*-+8<-+")
+"""Any line pymdownx.snippets might read as an include, in any of its forms (and a few more)."""
+SIMPLE_INCLUDE = re.compile(r'^[ \t]*--8<-- "(?P<path>[\w./-]+?)(?::(?P<section>[\w-]+))?"[ \t]*$')
+SECTION = re.compile(r"^\s*#\s*-+8<-+\s*\[(start|end):(?P<name>[^\]]*)\]\s*$")
+VALUE = re.compile(r"\{\{(?P<expr>.*?)\}\}")
+OPTION = re.compile(r"""(?P<key>[\w-]+)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+)))?""")
+TEXT_FENCES = {"", "text", "txt", "plain"}
+"""Fences a translator may translate: nothing reads them but the reader."""
+TRUE = {"on", "1", "yes", "true"}
+FIGURE_TEXT = {"title", "labels", "panels", "series", "xlabel", "ylabel", "alt", "caption"}
+"""A figure's keys that are text (translated); every other key is code or an option, the same in every language."""
+
+
+class SourceError(ValueError):
+    """A mistake in a page, one line naming ``file:line``."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    line: int
+    marker: str
+    info: str
+    body: str
+    lang: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> bool:
+        return self.lang in ("python", "py") and self.options.get("exec", "").lower() in TRUE
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page as text: its fences, the lines outside them (numbered), its include lines and values."""
+
+    path: str
+    fences: list[Fence]
+    prose: list[tuple[int, str]]
+    includes: list[tuple[int, str]]
+    values: list[tuple[int, str]]
+
+
+def options(info: str) -> tuple[str, dict[str, str]]:
+    """A fence's language and options: ``python exec="on" title="x"`` → ("python", {...})."""
+    info = info.strip()
+    lang, _, rest = info.partition(" ")
+    found = {m["key"]: next((v for v in (m["dq"], m["sq"], m["bare"]) if v is not None), "")
+             for m in OPTION.finditer(rest)}
+    return lang.strip("{}.").lower(), found
+
+
+def scan(text: str, path: str) -> Page:
+    """Read a Markdown page: every fence (any indentation, ``` or ~~~), the prose between, includes, values."""
+    lines = text.splitlines()
+    fences, prose, includes, values = [], [], [], []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        found = OPEN.match(line)
+        if found and not (found["marker"][0] == "`" and "`" in found["info"]):
+            indent, marker = found["indent"], found["marker"]
+            close = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
+            body, j = [], i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j].lstrip())
+                j += 1
+            lang, opts = options(found["info"])
+            fences.append(Fence(i + 1, marker, found["info"].strip(), "\n".join(body), lang, opts))
+            includes += [(i + 2 + k, b.strip()) for k, b in enumerate(body) if INCLUDE.match(b)]
+            i = j + 1
+            continue
+        prose.append((i + 1, line))
+        if INCLUDE.match(line):
+            includes.append((i + 1, line.strip()))
+        values += [(i + 1, m["expr"].strip()) for m in VALUE.finditer(line)]
+        i += 1
+    return Page(path, fences, prose, includes, values)
+
+
+def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
+    """A block's code with its includes read from snippets/, and where each line comes from (``file:line``)."""
+    out, origins = [], []
+    first = int(where.rsplit(":", 1)[1]) if ":" in where else 0
+    page = where.rsplit(":", 1)[0]
+    for number, line in enumerate(code.splitlines(), 1):
+        if not INCLUDE.match(line):
+            out.append(line)
+            origins.append(f"{page}:{first + number}")
+            continue
+        found = SIMPLE_INCLUDE.match(line)
+        if not found:
+            raise SourceError(f'{page}:{first + number}: write an include as --8<-- "snippets/<file>.py" '
+                              f'(or "snippets/<file>.py:<section>")')
+        name = found["path"].removeprefix("snippets/")
+        file = snippets / name
+        if "/" in name or ".." in name or not file.is_file():
+            raise SourceError(f"{page}:{first + number}: {found['path']}: no such file in snippets/ (only "
+                              "snippets/ can be included)")
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise SourceError(f"snippets/{name}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
+        inside = found["section"] is None
+        seen = False
+        for n, source_line in enumerate(text.splitlines(), 1):
+            marker = SECTION.match(source_line)
+            if marker:
+                if found["section"] and marker["name"] == found["section"]:
+                    inside, seen = marker[1] == "start", True
+                continue
+            if inside:
+                out.append(source_line)
+                origins.append(f"snippets/{name}:{n}")
+        if found["section"] and not seen:
+            raise SourceError(f"{page}:{first + number}: snippets/{name} has no section {found['section']!r}")
+    return "\n".join(out), origins
+
+
+# -- the steps a Japanese page runs ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing a session does, in page order: run a block, evaluate a value, a figure's data or a claim."""
+
+    kind: str  # "run" | "value" | "figure" | "claim"
+    code: str  # the block's code; the value's expression; the figure's data expressions as YAML; claim lines
+    where: str  # file:line
+    origins: tuple[str, ...] = ()
+    hidden: bool = False
+
+
+def figure_spec(fence: Fence, where: str) -> dict[str, object]:
+    """A figure fence's YAML, read safely (no aliases, text only where text is expected)."""
+    from attention_lesson.site.strings import _Loader  # the safe loader without aliases
+
+    if len(fence.body) > 20 * MAX_VALUE:
+        raise SourceError(f"{where}: this figure is too large to be text")
+    try:
+        spec = yaml.load(fence.body, Loader=_Loader)  # noqa: S506 - the safe loader, without aliases
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f"{where.rsplit(':', 1)[0]}:{int(where.rsplit(':', 1)[1]) + mark.line + 1}" if mark else where
+        raise SourceError(f"{line}: this figure is not valid YAML: {getattr(error, 'problem', error)}") from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("kind"), str):
+        raise SourceError(f"{where}: a figure needs kind: heatmap, bars, lines or explorer")
+    return spec
+
+
+def figure_code(spec: dict[str, object]) -> dict[str, object]:
+    """The part of a figure that must be the same in every language: everything but its text."""
+    return {key: value for key, value in spec.items() if key not in FIGURE_TEXT}
+
+
+def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
+    """The sessions of a Japanese page, by name, each its steps in page order."""
+    sessions: dict[str, list[Step]] = {}
+    order: list[tuple[int, str, Step]] = []  # (line, session or "", step) before sessions are known
+    anonymous = 0
+    for fence in page.fences:
+        where = f"{page.path}:{fence.line}"
+        if fence.runs:
+            session = fence.options.get("session")
+            if not session:
+                anonymous += 1
+                session = f"#{anonymous}"
+            code, origins = expand(fence.body, snippets, where)
+            hidden = fence.options.get("hide", "").lower() in TRUE
+            order.append((fence.line, session, Step("run", code, where, tuple(origins), hidden)))
+        elif fence.lang == "figure":
+            code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
+            order.append((fence.line, "", Step("figure", code, where)))
+        elif fence.lang == "claim":
+            order.append((fence.line, "", Step("claim", fence.body, where)))
+    order += [(line, "", Step("value", expr, f"{page.path}:{line}")) for line, expr in page.values]
+    order.sort(key=lambda item: item[0])
+    first = next((session for _, session, step in order if step.kind == "run"), None)
+    current = None
+    for _, session, step in order:
+        if step.kind == "run":
+            current = session
+            sessions.setdefault(session, []).append(step)
+            continue
+        owner = current or first
+        if owner is None:
+            raise SourceError(f"{step.where}: a {step.kind} needs a python block with exec=\"on\" on the page")
+        sessions.setdefault(owner, [])
+        sessions[owner].append(step)
+    for session, items in sessions.items():  # a step above the session's first block reads its last names
+        runs = [i for i, step in enumerate(items) if step.kind == "run"]
+        if runs and runs[0] > 0:
+            sessions[session] = [*items[runs[0]:], *items[: runs[0]]]
+    return sessions
+
+
+# -- a translated page is text ----------------------------------------------------------------------------
+
+_HTML = re.compile(r"<[A-Za-z!/?]")
+_ATTRS = re.compile(r"\{:?\s*[#.]?[\w-]+=|\{:\s*[#.]|\{\s*[#.][\w-]")
+_LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)")
+_REF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(?P<target>\S+)", re.M)
+
+
+def _links(page: Page) -> set[str]:
+    text = "\n".join(line for _, line in page.prose)
+    return {m["target"] for m in _LINK.finditer(text)} | {m["target"] for m in _REF.finditer(text)}
+
+
+def _comparable(fence: Fence, where: str) -> object:
+    if fence.lang == "figure":
+        return ("figure", figure_code(figure_spec(fence, where)))
+    return (fence.marker[0], fence.info, fence.body.strip())
+
+
+def translation_problems(original: Page, translated: Page) -> list[str]:
+    """Everything in a translated page that is not text, or not the Japanese page's own code, one line each."""
+    problems = []
+    path = translated.path
+    if translated.prose and translated.prose[0][1].strip() == "---":
+        problems.append(f"{path}:1: a translation has no front matter (---): only text")
+    ours = [f for f in translated.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
+    theirs = [f for f in original.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
+    for n, fence in enumerate(ours):
+        where = f"{path}:{fence.line}"
+        try:
+            same = n < len(theirs) and _comparable(fence, where) == _comparable(theirs[n], f"{original.path}:0")
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        if not same:
+            expected = (f"the Japanese page's block at {original.path}:{theirs[n].line}, as it is there"
+                        if n < len(theirs) else "nothing: the Japanese page has no more code blocks")
+            problems.append(f"{where}: this code block must be {expected} (copy it unchanged; only figure "
+                            "text is translated)")
+    if len(ours) < len(theirs):
+        missing = theirs[len(ours)]
+        problems.append(f"{path}: the code block of {original.path}:{missing.line} is missing (copy every code "
+                        "block of the Japanese page, in order)")
+    outside = [text for _, text in original.includes]
+    for line, text in translated.includes:
+        inside = any(f.line < line <= f.line + f.body.count("\n") + 1 for f in translated.fences)
+        if not inside and text not in outside:
+            problems.append(f"{path}:{line}: a translation includes nothing: remove {text!r}")
+    known = {expr for _, expr in original.values}
+    for line, expr in translated.values:
+        if expr not in known:
+            problems.append(f"{path}:{line}: {{{{ {expr} }}}} is not a value of {original.path}: copy the "
+                            "value as it is written there")
+    for line, text in translated.prose:
+        if _HTML.search(VALUE.sub("", _code_spans(text))):
+            problems.append(f"{path}:{line}: HTML is not allowed in a translation (write text and Markdown; "
+                            "to show a < write it in `code` or as &lt;)")
+        if _ATTRS.search(VALUE.sub("", _code_spans(text))):
+            problems.append(f"{path}:{line}: attribute lists ({{: …}}) are not allowed in a translation")
+    allowed = _links(original)
+    for target in sorted(_links(translated) - allowed):
+        if not target.startswith("https://"):
+            line = next((n for n, text in translated.prose if target in text), 0)
+            problems.append(f"{path}:{line}: link target {target!r} is not one of {original.path}'s: link the "
+                            "same pages (relative .md paths) or an https:// address")
+    return problems
+
+
+def _code_spans(text: str) -> str:
+    return re.sub(r"(`+)(.+?)\1", "", text)

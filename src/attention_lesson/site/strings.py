@@ -1,0 +1,254 @@
+"""A language's words: ``docs/<code>/strings.yml`` read as data, and the lesson's code and output in that language.
+
+A translator writes this file, so it is untrusted text. It is read with PyYAML's safe loader, which refuses
+anchors and aliases here (a 1 KB file of nested aliases expands to gigabytes), tags and anything but strings.
+Every value is capped in size and checked for its kind; each problem is one line naming the file and the line.
+Nothing here escapes for HTML: the places that put a value into a page do (:mod:`attention_lesson.site.plugin`,
+:mod:`attention_lesson.site.figures`).
+
+Code is translated for reading, after it ran: :func:`localize_source` swaps a listing's comments and printed
+Japanese strings for the language's, and :func:`localize_output` swaps those strings in what the Japanese code
+printed. The code that runs is always the Japanese code as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+FILE = "strings.yml"
+MAX_FILE = 256 * 1024
+"""Bytes: a strings.yml is a few KB; anything larger is a mistake or an attack."""
+MAX_VALUE = 1000
+"""Characters of one value."""
+TABLES = ("ui", "comments", "literals")
+NAMES = ("name", "site_name", "site_description")
+SEARCH_PIPELINE = {"stemmer", "stopWordFilter", "trimmer"}
+
+_JAPANESE = re.compile(r"[\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\uff01-\uff20]")
+"""Kana and Japanese punctuation: the mark of a printed Japanese string (kanji alone is data, e.g. the poem)."""
+SAVE = re.compile(r"[ \t]*#@save[ \t]*$", re.M)
+"""The package's mark on a listing's function: for the package, not for the reader."""
+
+
+class StringsError(ValueError):
+    """One or more problems, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Strings:
+    """One language's words. Missing values fall back to the Japanese ones (:meth:`over`)."""
+
+    lang: str
+    names: dict[str, str] = field(default_factory=dict)
+    ui: dict[str, str] = field(default_factory=dict)
+    comments: dict[str, str] = field(default_factory=dict)
+    literals: dict[str, str] = field(default_factory=dict)
+    search: dict[str, object] = field(default_factory=dict)
+
+    def over(self, base: Strings) -> Strings:
+        """These strings, with `base`'s wherever this language has none."""
+        return Strings(self.lang, base.names | self.names, base.ui | self.ui, self.comments, self.literals,
+                       self.search or {"lang": [self.lang.split("-")[0]]})
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, without anchors and aliases."""
+
+    def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise yaml.MarkedYAMLError(None, None, "anchors and aliases (& and *) are not allowed here",
+                                       event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def load(path: Path, lang: str) -> Strings:
+    """Read a strings.yml; :class:`StringsError` lists every problem, one line each (``file:line: …``)."""
+    shown = f"docs/{lang}/{FILE}"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Strings(lang)
+    except OSError as error:
+        raise StringsError([f"{shown}: cannot be read: {error.strerror}"]) from None
+    if len(raw) > MAX_FILE:
+        raise StringsError([f"{shown}: {len(raw)} bytes, more than the {MAX_FILE} a strings file may have"])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise StringsError([f"{shown}:{line}: not UTF-8 (byte {raw[error.start]:#x}): save it as UTF-8"]) from None
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{shown}:{mark.line + 1}" if mark else shown
+        raise StringsError([f"{where}: {error.problem or error.context}"]) from None
+    except yaml.YAMLError as error:
+        raise StringsError([f"{shown}: {error}"]) from None
+    strings, problems = Strings(lang), []
+    if root is None:
+        return strings
+    if not isinstance(root, yaml.MappingNode):
+        raise StringsError([f"{shown}:{_line(root)}: expected keys such as name:, ui:, comments:, literals:"])
+    seen: set[str] = set()
+    for key_node, value in root.value:
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        where = f"{shown}:{_line(key_node)}"
+        if key in seen:
+            problems.append(f"{where}: {key}: written twice")
+            continue
+        seen.add(key)
+        if key in NAMES:
+            problems += _scalar(value, f"{where}: {key}", lambda text, k=key: strings.names.__setitem__(k, text))
+        elif key in TABLES:
+            problems += _table(value, shown, key, getattr(strings, key))
+        elif key == "search":
+            problems += _search(value, shown, strings)
+        else:
+            problems.append(f"{where}: unknown key {key!r}; known: {', '.join((*NAMES, *TABLES, 'search'))}")
+    if problems:
+        raise StringsError(problems)
+    return strings
+
+
+def _scalar(node: yaml.Node, where: str, keep) -> list[str]:  # noqa: ANN001
+    """One line of text (an empty one counts as not yet translated)."""
+    if not isinstance(node, yaml.ScalarNode):
+        return [f"{where}: expected one line of text between double quotes"]
+    text = node.value.strip()
+    if len(text) > MAX_VALUE:
+        return [f"{where}: {len(text)} characters, more than the {MAX_VALUE} a value may have"]
+    if "\n" in text or "\r" in text:
+        return [f"{where}: must be one line"]
+    if text:
+        keep(text)
+    return []
+
+
+def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str]) -> list[str]:
+    if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
+        return []
+    if not isinstance(node, yaml.MappingNode):
+        return [f"{shown}:{_line(node)}: {name}: expected keys and texts, one per line"]
+    problems = []
+    for key_node, value in node.value:
+        where = f"{shown}:{_line(key_node)}"
+        if not isinstance(key_node, yaml.ScalarNode):
+            problems.append(f"{where}: {name}: a key must be text")
+            continue
+        key = key_node.value
+        if key in into:
+            problems.append(f"{where}: {name}: {key!r} written twice")
+            continue
+        problems += _scalar(value, f"{where}: {name}: {key}", lambda text, k=key: into.__setitem__(k, text))
+    return problems
+
+
+def _search(node: yaml.Node, shown: str, strings: Strings) -> list[str]:
+    where = f"{shown}:{_line(node)}: search"
+    try:
+        value = yaml.load(yaml.serialize(node), Loader=_Loader)  # noqa: S506 - the safe loader, without aliases
+    except yaml.YAMLError:
+        return [f"{where}: expected lang: [...]"]
+    if not isinstance(value, dict) or set(value) - {"lang", "pipeline", "separator"}:
+        return [f"{where}: only lang:, pipeline: and separator: are allowed"]
+    langs, pipeline = value.get("lang") or [], value.get("pipeline")
+    if not isinstance(langs, list) or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{2,3}", x) for x in langs):
+        return [f"{where}: lang: a list of two- or three-letter codes, e.g. [en]"]
+    if pipeline is not None and (not isinstance(pipeline, list) or not set(pipeline) <= SEARCH_PIPELINE):
+        return [f"{where}: pipeline: a list of {', '.join(sorted(SEARCH_PIPELINE))}"]
+    separator = value.get("separator")
+    if separator is not None and (not isinstance(separator, str) or len(separator) > 300):
+        return [f"{where}: separator: one short regular expression"]
+    strings.search = value
+    return []
+
+
+def fill(template: str, **values: str) -> str:
+    """``{name}`` in a translated text replaced by `values` (only those names: a translation is not a format
+    string, so ``{0.__class__}`` stays as it is)."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m[1], m[0]), template)
+
+
+# -- code and output in a language ------------------------------------------------------------------------
+
+
+def translatable(text: str) -> bool:
+    return bool(_JAPANESE.search(text))
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo]:
+    return list(tokenize.generate_tokens(io.StringIO(source).readline))
+
+
+def _literals(tokens: list[tokenize.TokenInfo]) -> list[tuple[tokenize.TokenInfo, str]]:
+    """Every plain string literal with kana or Japanese punctuation in it, with its value."""
+    found = []
+    for tok in tokens:
+        if tok.type != tokenize.STRING:
+            continue
+        prefix = tok.string[: len(tok.string) - len(tok.string.lstrip("rRuUbBfF"))].lower()
+        if "f" in prefix or "b" in prefix:
+            continue
+        value = ast.literal_eval(tok.string)
+        if translatable(value):
+            found.append((tok, value))
+    return found
+
+
+def comments_of(source: str) -> list[str]:
+    return [tok.string.lstrip("#").strip() for tok in _tokens(source) if tok.type == tokenize.COMMENT
+            and tok.string.lstrip("#").strip() and not SAVE.search(tok.string)]
+
+
+def literals_of(source: str) -> list[str]:
+    return [value for _, value in _literals(_tokens(source))]
+
+
+def localize_source(source: str, strings: Strings) -> str:
+    """The code with its comments and printed Japanese strings in the language (those it has), for reading."""
+    tokens = _tokens(source)
+    edits = []
+    for tok in tokens:
+        if tok.type == tokenize.COMMENT:
+            text = strings.comments.get(tok.string.lstrip("#").strip())
+            if text is not None:
+                edits.append((tok, f"# {text}"))
+    for tok, value in _literals(tokens):
+        text = strings.literals.get(value)
+        if text is not None:
+            quote = tok.string[-1]
+            edits.append((tok, quote + text.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote))
+    lines = source.splitlines(keepends=True)
+    for tok, text in sorted(edits, key=lambda e: e[0].start, reverse=True):
+        (row, col), (end_row, end_col) = tok.start, tok.end
+        if row == end_row:
+            lines[row - 1] = lines[row - 1][:col] + text + lines[row - 1][end_col:]
+    return SAVE.sub("", "".join(lines))
+
+
+def localize_output(output: str, literals: list[str], strings: Strings, escape=None) -> str:  # noqa: ANN001
+    """What the Japanese code printed, with each of its printed Japanese strings in the language, in one pass.
+    `escape` makes a translation safe where the output is rendered (Markdown); the Japanese text is the
+    project's own."""
+    present = [text for text in sorted(set(literals), key=len, reverse=True) if text in strings.literals]
+    if not present:
+        return output
+    pattern = re.compile("|".join(map(re.escape, present)))
+    return pattern.sub(lambda m: escape(strings.literals[m[0]]) if escape else strings.literals[m[0]], output)
