@@ -21,7 +21,9 @@ Configured in mkdocs.yml (every environment variable the build reads is there)::
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import logging
 import os
 import re
@@ -50,7 +52,7 @@ from pymdownx.superfences import SuperFencesException, highlight_validator
 
 from attention_lesson.site import figures, lesson, mathml, notebooks, sitemap, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project
-from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment
+from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment, version
 from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
@@ -101,6 +103,9 @@ class Site:
     words: dict[str, strings.Strings]
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
+    store: Store | None = None
+    drawing: str = ""
+    """What a figure's drawing depends on besides its inputs: the figures module and matplotlib."""
 
 
 def _fail(problems: list[str]) -> None:
@@ -116,7 +121,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.lang = SOURCE_LANG
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
+        self.served: Path | None = None  # the folder `mkdocs serve` serves
         self.fallbacks: set[str] = set()
+        self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
+        self.loaded = _machinery()  # the site's modules as this process imported them
         self._cursor: dict[str, int] = {}
         self._page: Page | None = None
 
@@ -128,6 +136,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
             logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
+        changed = [path for path, stamp in _machinery().items() if self.loaded.get(path) != stamp]
+        if changed:  # imported modules cannot be swapped under a running server
+            raise PluginError(f"{changed[0]} changed: stop mkdocs serve (Ctrl-C) and start it again to use it")
         project = Project(Path(config.config_file_path).parent)
         self.site = self.parent or self._first_look(project)
         self.lang = self.config.lang or SOURCE_LANG
@@ -169,7 +180,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             config.edit_uri = f"edit/main/docs/{lang}/"
         root_path = (urlsplit(site_url).path.rstrip("/") + "/") if site_url else "/"
         here = lang if self.parent is not None or lang != SOURCE_LANG else SOURCE_LANG
-        if self.config.lang:  # one language alone, at the site's root: no switcher
+        if self.config.lang and self.parent is None:  # one language alone, at the site's root: no switcher
             alternates = []
         else:
             alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
@@ -272,6 +283,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         site = self.site
         store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
                                                         else self._cache / "runs")
+        site.store = store
+        site.drawing = hashlib.sha256(Path(figures.__file__).read_bytes() + version("matplotlib").encode()).hexdigest()
         runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
                                                                       self.config.max_output), site.stats)
         problems = []
@@ -363,10 +376,23 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             text = source.figure_spec(source.Fence(0, "```", "figure", src), where)
             data = dict(run.figures[n])
             kind = str(data.pop("kind", ""))
-            return figures.render(kind, data, {k: v for k, v in text.items()
-                                  if k in source.FIGURE_TEXT}, self.site.words[self.lang].ui, f"fig-{n + 1}")
+            text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
+            return self._drawn(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
         except (ValueError, source.SourceError) as error:
             raise FenceError(f"{where}: figure {n + 1}: {error}") from None
+
+    def _drawn(self, kind: str, data: dict, text: dict, ui: dict, ident: str) -> str:
+        """A figure's HTML, kept in the store by what it is drawn from: drawing one with matplotlib takes
+        0.1-0.4 s, most of a rebuild's time under `mkdocs serve` (ARCHITECTURE.md, Budgets)."""
+        inputs = [kind, data, text, ui, ident, self.site.drawing]
+        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        stored = self.site.store.get(digest) if self.site.store else None
+        if isinstance(stored, str):
+            return stored
+        drawn = figures.render(kind, data, text, ui, ident)
+        if self.site.store:
+            self.site.store.put(digest, drawn)
+        return drawn
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's copy button speaks English only
@@ -378,15 +404,56 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     # -- the other languages --------------------------------------------------------------------------------
 
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
+        folders): a language whose sources did not change is put back as it was (see on_post_build)."""
+        if self.parent is None and self.command == "serve" and not self.config.lang:
+            for code in self.site.languages[1:]:
+                built, kept = Path(config.site_dir) / code, Path(config.site_dir) / f".{code}"
+                if built.is_dir():
+                    shutil.rmtree(kept, ignore_errors=True)
+                    os.replace(built, kept)
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.parent is None and not self.config.lang:
             sitemaps = {SOURCE_LANG: Path(config.site_dir) / "sitemap.xml"}
             for code in self.site.languages[1:]:
-                self._build_language(config, code)
+                self._language(config, code)
                 sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
             sitemap.merge(self.config.site_url, sitemaps)
         if self.published is not None:
             self._publish(config)
+
+    def _language(self, config: MkDocsConfig, code: str) -> None:
+        """Build a language, or under `mkdocs serve` put it back unchanged when nothing it is made of changed:
+        an edit of one page then rebuilds one language (ARCHITECTURE.md, Budgets)."""
+        kept = Path(config.site_dir) / f".{code}"
+        if self.command == "serve":
+            mark = self._fingerprint(code)
+            if self.fingerprints.get(code) == mark and kept.is_dir():
+                os.replace(kept, Path(config.site_dir) / code)
+                return
+            shutil.rmtree(kept, ignore_errors=True)
+            self.fingerprints.pop(code, None)
+            self._build_language(config, code)
+            self.fingerprints[code] = mark
+            return
+        self._build_language(config, code)
+
+    def _fingerprint(self, code: str) -> str:
+        """Everything a language's pages are made of: its folder, the Japanese pages it lacks, the Japanese
+        strings, mkdocs.yml, this plugin's options and the runs."""
+        project, digest = self.site.project, hashlib.sha256()
+        own = set(project.pages(code))
+        files = [*(project.docs / code).rglob("*"), project.root / "mkdocs.yml",
+                 project.docs / SOURCE_LANG / strings.FILE,
+                 *(project.docs / SOURCE_LANG / page for page in project.pages(SOURCE_LANG) if page not in own)]
+        for path in sorted(files):
+            if path.is_file():
+                digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
+        runs = {page: vars(run) for page, run in self.site.runs.items()}
+        digest.update(json.dumps([runs, dict(self.config)], sort_keys=True, default=str).encode())
+        return digest.hexdigest()
 
     def _build_language(self, config: MkDocsConfig, code: str) -> None:
         """Build one more language folder into ``site/<code>/``, in this process, from the same runs.
@@ -409,6 +476,33 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.published is not None and self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
         self.published = self.building = None
+        self.fingerprints.clear()
+        if self.command == "serve" and self.parent is None and self.served is not None:
+            _error_page(self.served, str(error))
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        """Watch every language folder, not only the Japanese one."""
+        self.served = Path(config.site_dir)
+        server.watch(str(self.site.project.docs))
+        return server
+
+
+def _machinery() -> dict[str, float]:
+    """The site's Python modules and when each was last changed."""
+    folder = Path(__file__).parent
+    return {f"src/attention_lesson/site/{path.name}": path.stat().st_mtime for path in sorted(folder.glob("*.py"))}
+
+
+def _error_page(folder: Path, error: str) -> None:
+    """What `mkdocs serve` shows at every address while the build is broken: the error, in one line each."""
+    text = html.escape(error or "the build failed: see the terminal")
+    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body>'
+            f"<h1>The build failed</h1><pre>{text}</pre><p>Fix it and save: this page reloads.</p></body></html>")
+    for entry in folder.iterdir() if folder.is_dir() else []:
+        if not entry.name.startswith("."):
+            shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+    for name in ("index.html", "404.html"):
+        (folder / name).write_text(page, encoding="utf-8")
 
 
 def _lines(code: str) -> list[str]:

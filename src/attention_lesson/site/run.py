@@ -59,7 +59,7 @@ class Stats:
     seconds: float = 0.0
 
 
-def _version(name: str) -> str:
+def version(name: str) -> str:
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
@@ -68,7 +68,7 @@ def _version(name: str) -> str:
 
 def environment(root: Path) -> str:
     """What every session's result depends on besides its own code."""
-    parts = [str(FORMAT), platform.python_version(), _version("torch")]
+    parts = [str(FORMAT), platform.python_version(), version("torch")]
     package = root / "src" / "attention_lesson"
     for path in sorted(package.glob("*.py")):
         parts += [path.name, hashlib.sha256(path.read_bytes()).hexdigest()]
