@@ -141,6 +141,25 @@ def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
     return errors
 
 
+NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+
+
+def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
+    """A decimal number typed in a page's prose (any language) that the page's run printed: it would not follow
+    the code when the code changes, so it must be written as a value."""
+    printed = {number for block in run.outputs for number in NUMBER.findall(block["output"])}
+    problems = []
+    for lang in project.languages():
+        if not printed or not (project.docs / lang / page).is_file():
+            continue
+        for line, text in project.read(lang, page).prose:
+            for number in NUMBER.findall(source.VALUE.sub("", text)):
+                if number in printed:
+                    problems.append(f"docs/{lang}/{page}:{line}: {number} is printed by the page's code: write it "
+                                    "as a value, {{ expression:format }}, so that it follows the code")
+    return problems
+
+
 def check_translation(project: Project, lang: str, page: str) -> list[str]:
     """A translated page's problems (see :func:`source.translation_problems`); none for a missing page."""
     if not (project.docs / lang / page).is_file():
@@ -154,4 +173,4 @@ def check_translation(project: Project, lang: str, page: str) -> list[str]:
         return [str(error)]
 
 
-__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "run_page"]
+__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "run_page", "typed_numbers"]

@@ -26,7 +26,6 @@ import html
 import json
 import logging
 import os
-import re
 import shutil
 import signal
 import sys
@@ -44,13 +43,13 @@ from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config, ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import figures, lesson, mathml, notebooks, sitemap, source, strings, translations
+from attention_lesson.site import figures, lesson, mathml, notebooks, render, sitemap, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project
 from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment, version
 from attention_lesson.site.store import Store
@@ -122,21 +121,46 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
         self.served: Path | None = None  # the folder `mkdocs serve` serves
+        self.sigint: Any = None  # the Ctrl-C handler this build replaced
+        self.interrupted = False
         self.fallbacks: set[str] = set()
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
-        self.loaded = _machinery()  # the site's modules as this process imported them
+        self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
         self._cursor: dict[str, int] = {}
         self._page: Page | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
+        self.interrupted = False
+        if command == "build" and threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.sigint = signal.signal(signal.SIGINT, self._interrupt)
+
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def on_shutdown(self) -> None:
+        """The end of the command. A build stopped by Ctrl-C leaves no half-built folder (the last site is
+        whole) and exits 130, as a command stopped by Ctrl-C does."""
+        if self.sigint is not None:
+            signal.signal(signal.SIGINT, self.sigint)
+            self.sigint = None
+        if self.building is not None:
+            shutil.rmtree(self.building, ignore_errors=True)
+            self.building = self.published = None
+        if self.interrupted:
+            self.interrupted = False
+            raise SystemExit(130)
 
     # -- configuration ----------------------------------------------------------------------------------------
 
+    @event_priority(50)  # before the other plugins read the configuration: search's language is set here
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
             logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
-        changed = [path for path, stamp in _machinery().items() if self.loaded.get(path) != stamp]
+        now = render.machinery(Path(__file__).parent)
+        changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
             raise PluginError(f"{changed[0]} changed: stop mkdocs serve (Ctrl-C) and start it again to use it")
         project = Project(Path(config.config_file_path).parent)
@@ -184,12 +208,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             alternates = []
         else:
             alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
-                           "link": _link(here, code), "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
+                           "link": render.link(here, code),
+                           "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
                           for code in self.site.languages]
-        ui = {key: value for key, value in words.ui.items()}
+        ui = dict(words.ui)
         config.extra.update(alternate=alternates, lesson_lang=lang, lesson_source_lang=SOURCE_LANG, ui=ui,
                             lesson_root=root_path + prefix,
-                            lesson_dir="rtl" if lang.split("-")[0] in RTL else "ltr")
+                            lesson_dir=render.direction(lang))
         for option in config.theme["palette"] or []:
             toggle = option.get("toggle") or {}
             key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
@@ -242,7 +267,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def _publish(self, config: MkDocsConfig) -> None:
         new, site = Path(config.site_dir), self.published
         old = site.with_name(f"{OLD}{os.getpid()}")
-        stopped = []
+        stopped: list[int] = []
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(1)) if main else None
         try:  # the two renames are not interrupted: the old site or the new one is always there
@@ -256,6 +281,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published = self.building = None
         shutil.rmtree(old, ignore_errors=True)
         if stopped:
+            self.interrupted = True
             raise KeyboardInterrupt
 
     # -- files and pages ------------------------------------------------------------------------------------
@@ -294,6 +320,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             except (BlockError, source.SourceError) as error:
                 raise PluginError(str(error)) from None
             problems += lesson.claim_errors(site.project, page, site.runs[page])
+            problems += lesson.typed_numbers(site.project, page, site.runs[page])
         _fail(problems)
         if store is not None and store.unwritable:
             print(f"WARNING  -  {store.unwritable}: results are not kept, so the next build runs everything "
@@ -315,13 +342,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return File(target.relative_to(folder).as_posix(), str(folder), config.site_dir, config.use_directory_urls)
 
     def _values(self, markdown: str, run: PageRun, where: str) -> str:
-        def value(match: re.Match) -> str:
-            expr = match["expr"].strip()
-            if expr not in run.values:
-                raise PluginError(f"{where}: {{{{ {expr} }}}} is not a value of the Japanese page")
-            return html.escape(run.values[expr], quote=False)
-
-        return source.VALUE.sub(value, markdown)
+        try:
+            return render.fill_values(markdown, run.values, where)
+        except source.SourceError as error:
+            raise PluginError(str(error)) from None
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
@@ -336,7 +360,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             lines[number - 1] = self._values(lines[number - 1], run, f"{where}:{number}")
         markdown = "".join(lines)
         if src in self.fallbacks:
-            markdown = _with_banner(markdown, page, self.config, self.lang, self.site.words[self.lang].ui)
+            markdown = render.with_banner(markdown, page.url, self.site.words[self.lang].ui)
         return markdown
 
     def _run_of_page(self) -> PageRun:
@@ -353,13 +377,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         hidden = options.pop("lesson_hide", False)
         run, n = self._run_of_page(), self._cursor["python"]
         self._cursor["python"] += 1
-        if n >= len(run.outputs) or _lines(run.outputs[n]["code"]) != _lines(src):
+        if n >= len(run.outputs) or render.lines(run.outputs[n]["code"]) != render.lines(src):
             raise FenceError(f"docs/{self.lang}/{self._page.file.src_uri}: python block {n + 1} is not the Japanese "
                              f"page's block {n + 1}: a translation shows the Japanese code and never runs its own")
         block = run.outputs[n]
         if hidden or block["hidden"]:
             return ""
-        escape = _markdown_text if not options.get("result") and not options.get("html") else None
+        escape = render.markdown_text if not options.get("result") and not options.get("html") else None
         output = strings.localize_output(block["output"], block["literals"], words, escape)
         return markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
                                          transform_source=lambda code: (code, strings.localize_source(code, words)),
@@ -429,7 +453,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         an edit of one page then rebuilds one language (ARCHITECTURE.md, Budgets)."""
         kept = Path(config.site_dir) / f".{code}"
         if self.command == "serve":
-            mark = self._fingerprint(code)
+            mark = render.fingerprint(self.site.project, code, self.site.runs, dict(self.config))
             if self.fingerprints.get(code) == mark and kept.is_dir():
                 os.replace(kept, Path(config.site_dir) / code)
                 return
@@ -439,21 +463,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.fingerprints[code] = mark
             return
         self._build_language(config, code)
-
-    def _fingerprint(self, code: str) -> str:
-        """Everything a language's pages are made of: its folder, the Japanese pages it lacks, the Japanese
-        strings, mkdocs.yml, this plugin's options and the runs."""
-        project, digest = self.site.project, hashlib.sha256()
-        own = set(project.pages(code))
-        files = [*(project.docs / code).rglob("*"), project.root / "mkdocs.yml",
-                 project.docs / SOURCE_LANG / strings.FILE,
-                 *(project.docs / SOURCE_LANG / page for page in project.pages(SOURCE_LANG) if page not in own)]
-        for path in sorted(files):
-            if path.is_file():
-                digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
-        runs = {page: vars(run) for page, run in self.site.runs.items()}
-        digest.update(json.dumps([runs, dict(self.config)], sort_keys=True, default=str).encode())
-        return digest.hexdigest()
 
     def _build_language(self, config: MkDocsConfig, code: str) -> None:
         """Build one more language folder into ``site/<code>/``, in this process, from the same runs.
@@ -478,45 +487,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published = self.building = None
         self.fingerprints.clear()
         if self.command == "serve" and self.parent is None and self.served is not None:
-            _error_page(self.served, str(error))
+            render.error_page(self.served, str(error))
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch every language folder, not only the Japanese one."""
         self.served = Path(config.site_dir)
         server.watch(str(self.site.project.docs))
         return server
-
-
-def _machinery() -> dict[str, float]:
-    """The site's Python modules and when each was last changed."""
-    folder = Path(__file__).parent
-    return {f"src/attention_lesson/site/{path.name}": path.stat().st_mtime for path in sorted(folder.glob("*.py"))}
-
-
-def _error_page(folder: Path, error: str) -> None:
-    """What `mkdocs serve` shows at every address while the build is broken: the error, in one line each."""
-    text = html.escape(error or "the build failed: see the terminal")
-    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body>'
-            f"<h1>The build failed</h1><pre>{text}</pre><p>Fix it and save: this page reloads.</p></body></html>")
-    for entry in folder.iterdir() if folder.is_dir() else []:
-        if not entry.name.startswith("."):
-            shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
-    for name in ("index.html", "404.html"):
-        (folder / name).write_text(page, encoding="utf-8")
-
-
-def _lines(code: str) -> list[str]:
-    """Code compared line by line, blank lines and trailing spaces aside (includes add a final blank line)."""
-    return [line.rstrip() for line in code.splitlines() if line.strip()]
-
-
-RTL = {"ar", "fa", "he", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"}
-
-
-def _link(here: str, code: str) -> str:
-    """From a page of `here` to the same page in `code`, relative to the language's root."""
-    up = "" if here == SOURCE_LANG else "../"
-    return up + ("" if code == SOURCE_LANG else f"{code}/")
 
 
 def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any],
@@ -528,25 +505,3 @@ def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any
         options.update(lesson_run=True, lesson_hide=hidden)
         return True
     return highlight_validator(language, inputs, options, attrs, md)
-
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>&])")
-
-
-def _markdown_text(text: str) -> str:
-    """A translator's text, safe where output is rendered as Markdown: no markup, no link, no HTML."""
-    return _MARKDOWN.sub(lambda m: {"<": "&lt;", ">": "&gt;", "&": "&amp;"}.get(m[1], "\\" + m[1]), text)
-
-
-def _with_banner(markdown: str, page: Page, config: Any, lang: str, ui: dict[str, str]) -> str:
-    """The Japanese page shown in another language, with a notice under its title."""
-    depth = page.url.count("/") + 1
-    original = "../" * depth + page.url
-    notice = (f'!!! warning "{html.escape(ui.get("untranslated_title", ""), quote=True)}"\n\n'
-              f'    {_markdown_text(ui.get("untranslated", ""))} [{_markdown_text(ui.get("original", ""))}]'
-              f"({original})\n\n")
-    lines = markdown.splitlines(keepends=True)
-    for number, line in enumerate(lines):
-        if line.startswith("# "):
-            return "".join(lines[: number + 1]) + "\n" + notice + "".join(lines[number + 1:])
-    return notice + markdown

@@ -1,0 +1,104 @@
+"""What the site shows besides the lesson's own output, as text: no MkDocs here (plugin.py adapts it).
+
+Values filled into prose, a translator's text made safe for Markdown, the untranslated-page banner, the page
+`mkdocs serve` shows while the build is broken, and what a language's pages are made of (to skip rebuilding it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from attention_lesson.site import source, strings
+from attention_lesson.site.lesson import SOURCE_LANG, Project
+
+
+def fill_values(markdown: str, values: dict[str, str], where: str) -> str:
+    """``{{ expr }}`` in prose replaced by the Japanese run's value of that expression (escaped)."""
+
+    def value(match: re.Match) -> str:
+        expr = match["expr"].strip()
+        if expr not in values:
+            raise source.SourceError(f"{where}: {{{{ {expr} }}}} is not a value of the Japanese page")
+        return html.escape(values[expr], quote=False)
+
+    return source.VALUE.sub(value, markdown)
+
+
+def fingerprint(project: Project, code: str, runs: dict[str, Any], options: dict[str, Any]) -> str:
+    """Everything a language's pages are made of: its folder, the Japanese pages it lacks, the Japanese
+    strings, mkdocs.yml, the plugin's options and the runs."""
+    digest = hashlib.sha256()
+    own = set(project.pages(code))
+    files = [*(project.docs / code).rglob("*"), project.root / "mkdocs.yml",
+             project.docs / SOURCE_LANG / strings.FILE,
+             *(project.docs / SOURCE_LANG / page for page in project.pages(SOURCE_LANG) if page not in own)]
+    for path in sorted(files):
+        if path.is_file():
+            digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
+    data = {page: vars(run) for page, run in runs.items()}
+    digest.update(json.dumps([data, options], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def machinery(folder: Path) -> dict[str, float]:
+    """The site's Python modules and when each was last changed."""
+    return {f"src/attention_lesson/site/{path.name}": path.stat().st_mtime for path in sorted(folder.glob("*.py"))}
+
+
+def error_page(folder: Path, error: str) -> None:
+    """What `mkdocs serve` shows at every address while the build is broken: the error, in one line each."""
+    text = html.escape(error or "the build failed: see the terminal")
+    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body>'
+            f"<h1>The build failed</h1><pre>{text}</pre><p>Fix it and save: this page reloads.</p></body></html>")
+    for entry in folder.iterdir() if folder.is_dir() else []:
+        if not entry.name.startswith("."):
+            shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+    for name in ("index.html", "404.html"):
+        (folder / name).write_text(page, encoding="utf-8")
+
+
+def lines(code: str) -> list[str]:
+    """Code compared line by line, blank lines and trailing spaces aside (includes add a final blank line)."""
+    return [line.rstrip() for line in code.splitlines() if line.strip()]
+
+
+RTL = {"ar", "fa", "he", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"}
+
+
+def direction(lang: str) -> str:
+    """The writing direction of a language's pages."""
+    return "rtl" if lang.split("-")[0] in RTL else "ltr"
+
+
+def link(here: str, code: str) -> str:
+    """From a page of `here` to the same page in `code`, relative to the language's root."""
+    up = "" if here == SOURCE_LANG else "../"
+    return up + ("" if code == SOURCE_LANG else f"{code}/")
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>&])")
+
+
+def markdown_text(text: str) -> str:
+    """A translator's text, safe where output is rendered as Markdown: no markup, no link, no HTML."""
+    return _MARKDOWN.sub(lambda m: {"<": "&lt;", ">": "&gt;", "&": "&amp;"}.get(m[1], "\\" + m[1]), text)
+
+
+def with_banner(markdown: str, url: str, ui: dict[str, str]) -> str:
+    """The Japanese page shown in another language, with a notice under its title."""
+    original = "../" * (url.count("/") + 1) + url
+    title = markdown_text(ui.get("untranslated_title", "")).replace('"', "'")
+    notice = (f'!!! warning "{title}"\n\n'
+              f'    {markdown_text(ui.get("untranslated", ""))} [{markdown_text(ui.get("original", ""))}]'
+              f"({original})\n\n")
+    rows = markdown.splitlines(keepends=True)
+    for number, row in enumerate(rows):
+        if row.startswith("# "):
+            return "".join(rows[: number + 1]) + "\n" + notice + "".join(rows[number + 1:])
+    return notice + markdown
