@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 
@@ -27,6 +28,13 @@ class _Tolerant(yaml.SafeLoader):
 
 
 _Tolerant.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+class _Parser(argparse.ArgumentParser):
+    """A mistake in the arguments is one line on stderr and exit status 2 (argparse adds a usage line)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def sections(project: Project) -> list[tuple[str, list[source.Step]]]:
@@ -61,7 +69,7 @@ def title(project: Project, lang: str, page: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python snippets/attention.py", description=__doc__.split("\n")[0])
+    parser = _Parser(prog="python snippets/attention.py", description=__doc__.split("\n")[0])
     parser.add_argument("--section", type=int, help="run one section (1, 2, …)")
     parser.add_argument("--lang", default=os.environ.get("LESSON_LANG") or SOURCE_LANG, help="language code")
     args = parser.parse_args(argv)

@@ -7,9 +7,10 @@ is escaped, and matplotlib draws it as plain text, ``$`` included); :func:`rende
     render("heatmap", {"values": weights}, {"title": ..., "labels": "床前明月光", ...}, ui, "fig-1")
 
 The SVG keeps its text as ``<text>`` elements, so the browser draws it in the page's fonts; text, axes and ticks
-are ``currentColor`` on a transparent background, so one SVG reads on the light and the dark palette. Text is at
-least 11 CSS px when a figure is shown 390 px wide, and the output is byte-identical from one build to the next.
-No numpy or torch here: matplotlib is imported when a figure is drawn.
+are ``currentColor`` on a transparent background, and a heatmap's cells take the palette's colours (CSS custom
+properties, lesson.css), so one SVG reads on the light and the dark palette. Text is at least 11 CSS px when a figure
+is shown 390 px wide, and the output is byte-identical from one build to the next. No numpy or torch here:
+matplotlib is imported when a figure is drawn. The explorer (section 2's live figure) is drawn by explorer.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import json
 import math
 import numbers
 import re
-import struct
 import unicodedata
 import warnings
 from collections.abc import Iterator, Mapping
@@ -36,7 +36,12 @@ class FigureError(ValueError):
 _INK = "#010203"  # drawn in this colour, then written as currentColor (no data series uses it)
 # Data colours: a contrast of at least 3:1 against both white and the dark palette's #1e2129.
 _BLUE, _ORANGE, _GREY, _PURPLE = "#3b82f6", "#e06c00", "#8a8f98", "#a855f7"
-_HEAT = ("#e3e8fa", "#7986cb", "#1a237e")  # the heatmap's scale; a cell's text contrasts with the cell
+# The heatmap's steps (one per 0.1 of the scale) in the light palette, and each step's text, at least 4.5:1 on it.
+# A cell is painted var(--lesson-heat-N, light fill) and its text var(--lesson-heat-text-N, light text): lesson.css
+# gives the dark palette's steps (there, the larger the weight, the brighter the cell).
+_HEAT = ("#eef0fb", "#d5daf2", "#bdc5e9", "#a6b0df", "#8f9bd5", "#7986cb",
+         "#5d6cb8", "#4f5fac", "#3c4c9d", "#2a388d", "#1a237e")
+_HEAT_TEXT = ("#111322",) * 6 + ("#ffffff",) * 5
 _PX_PER_INCH, _PHONE_PX, _MIN_PX = 96, 390, 11
 _RC = {
     "svg.fonttype": "none", "svg.hashsalt": "attention-lesson", "svg.image_inline": True,
@@ -165,16 +170,6 @@ def _lines_of(s: str) -> int:
     return s.count("\n") + 1
 
 
-def _ink_on(colour: str) -> str:
-    """White or near-black, whichever has the higher WCAG contrast against the #rrggbb `colour`."""
-    def luminance(c: str) -> float:
-        r, g, b = ((v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4)
-                   for v in (int(c[i : i + 2], 16) / 255 for i in (1, 3, 5)))
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    dark, at = "#111322", luminance(colour)
-    return "#ffffff" if 1.05 / (at + 0.05) >= (at + 0.05) / (luminance(dark) + 0.05) else dark
-
-
 @contextmanager
 def _style(f: float) -> Iterator[None]:
     """The figure style with fonts of at least `f` pt, and no warning for glyphs matplotlib's font lacks."""
@@ -187,9 +182,11 @@ def _style(f: float) -> Iterator[None]:
         yield
 
 
-def _render(fig: object, alt: str, ident: str) -> str:
-    """`fig` as an SVG element to inline: no prolog, currentColor ink, ids scoped by `ident`, alt text, LTR.
-    Only tags are rewritten, never the text between them (the page's), whose quotes are escaped too."""
+def _render(fig: object, alt: str, ident: str, paint: Mapping[str, str] | None = None) -> str:
+    """`fig` as an SVG element to inline: no prolog, currentColor ink, ids scoped by `ident`, alt text, LTR; each
+    colour `paint` names (#rrggbb) written as its CSS value. Only tags are rewritten, never the text between them
+    (the page's), whose quotes are escaped too."""
+    paint = {_INK: "currentColor"} | dict(paint or {})
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     svg = buffer.getvalue()
@@ -200,7 +197,8 @@ def _render(fig: object, alt: str, ident: str) -> str:
             for i in p if i}
 
     def tag(match: re.Match) -> str:
-        t = re.sub(r"font-family: [^;\"]*;?\s*", "", match[0].replace(_INK, "currentColor"))  # the page's font
+        t = re.sub("|".join(paint), lambda m: paint[m[0]], match[0])
+        t = re.sub(r"font-family: [^;\"]*;?\s*", "", t)  # the page's font
         t = re.sub(r'd="([^"]*)"', lambda m: 'd="' + " ".join(m[1].split()) + '"', t)
         t = re.sub(r' id="([^"]+)"', lambda m: f' id="{ident}-{m[1]}"' if m[1] in refs else "", t)
         return re.sub(r'(url\(#|href="#)', rf"\1{ident}-", t)
@@ -229,12 +227,15 @@ def _json(value: object) -> str:
 # ------------------------------------------------------------------------------------------------ heatmap
 
 _CELL, _HEAT_MAX = 0.56, 10  # a cell, in inches; the largest T whose cells hold their numbers on a phone
+_HEAT_PAINT = {f"#020{part}{k:02x}": f"var(--lesson-heat-{name}{k}, {colours[k]})"  # drawn in #0201NN, #0202NN
+               for part, name, colours in ((1, "", _HEAT), (2, "text-", _HEAT_TEXT)) for k in range(len(_HEAT))}
+_HEAT_PAINT["#020300"] = "var(--md-default-bg-color, #ffffff)"  # behind a masked cell's text, over its hatching
 
 
 def _heatmap(d: _Decl, ident: str) -> str:
-    """A T×T matrix, each cell showing its value; a 0 above the diagonal is an empty (masked) cell. Its rows
-    answer a pointer or the keyboard (lesson.js reads data-heat)."""
-    from matplotlib.colors import LinearSegmentedColormap, to_hex, to_rgba
+    """A T×T matrix, each cell showing its value in its step's colours; a 0 above the diagonal is masked: hatched,
+    its 0.00 in the text colour on the page's. Its rows answer a pointer or the keyboard (lesson.js reads data-heat)."""
+    from matplotlib.colors import to_rgba
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
     from matplotlib.ticker import FixedLocator
@@ -261,15 +262,21 @@ def _heatmap(d: _Decl, ident: str) -> str:
                   + (lw if rotate else tick / 72))
         height, f = top + cell * T + 0.12, _min_pt(width)
     with _style(f):
-        cmap, grid = LinearSegmentedColormap.from_list("lesson_weights", _HEAT), to_rgba(_INK, 0.3)
+        grid, hatch = to_rgba(_INK, 0.3), to_rgba(_INK, 0.22)
         fig = Figure(figsize=(width, height))
         ax = fig.add_axes((left / width, 0.12 / height, cell * T / width, cell * T / height))
         for i, row in enumerate(values):
             for j, v in enumerate(row):
-                masked, colour = j > i and v == 0, to_hex(cmap((v - low) / (high - low)))
-                ax.add_patch(Rectangle((j, i), 1, 1, facecolor="none" if masked else colour, edgecolor=grid, lw=0.6))
-                ax.text(j + 0.5, i + 0.5, _cell_text(v), ha="center", va="center", alpha=0.5 if masked else None,
-                        fontsize=max(9 if masked else 9.5, f), color=_INK if masked else _ink_on(colour))
+                if j > i and v == 0:  # masked
+                    ax.add_patch(Rectangle((j, i), 1, 1, facecolor="none", edgecolor=grid, lw=0.6, hatch="//",
+                                           hatchcolor=hatch))
+                    ax.text(j + 0.5, i + 0.5, _cell_text(v), ha="center", va="center", fontsize=max(9, f), color=_INK,
+                            bbox={"boxstyle": "square,pad=0.2", "facecolor": "#020300", "edgecolor": "none"})
+                    continue
+                step = min(len(_HEAT) - 1, max(0, int((round(v, 2) - low) / (high - low) * (len(_HEAT) - 1) + 0.5)))
+                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=f"#0201{step:02x}", edgecolor=grid, lw=0.6))
+                ax.text(j + 0.5, i + 0.5, _cell_text(v), ha="center", va="center", fontsize=max(9.5, f),
+                        color=f"#0202{step:02x}")
         ax.set(xlim=(0, T), ylim=(T, 0), aspect="equal")
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_locator(FixedLocator([i + 0.5 for i in range(T)]))
@@ -283,7 +290,7 @@ def _heatmap(d: _Decl, ident: str) -> str:
         ax.set_xlabel(xl, labelpad=6, fontsize=lab)
         ax.set_ylabel(yl, labelpad=6, fontsize=lab)
         fig.suptitle(tl, x=centre / width, y=1 - 0.06 / height, va="top", fontsize=head)
-        svg = _render(fig, d.string("alt"), ident)
+        svg = _render(fig, d.string("alt"), ident, _HEAT_PAINT)
     reach = max(0.28, lw + 0.11)  # a row's button also covers its label, left of the cells
     data = {
         "labels": names,
@@ -410,149 +417,13 @@ def _lines(d: _Decl, ident: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- explorer
-#
-# Keys on a plane and a query the reader moves, with the scores q·k and the weights softmax(multiplier × scores)
-# beside them. Drawn here for the first preset at multiplier 1 (what a reader without JavaScript sees);
-# lesson.js (data-qk) recomputes it as the query moves, in float32 as torch does.
-
-_SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)  # the slider's multipliers
-_RANGE, _STEP = (-0.5, 1.2), 0.05  # where the query can go (and the keys be), in each coordinate; its grid
-_PLANE, _UNIT, _ORIGIN = 300, 150, (90, 210)  # the viewBox's side, its units per unit, where [0, 0] is
-_KEY_HEAD, _QUERY_HEAD = (8, 8), (13, 13)  # an arrowhead's length and width
-
-
-def _f32(v: float) -> float:
-    return struct.unpack("f", struct.pack("f", v))[0]
-
-
-def _pt(x: float, y: float) -> tuple[float, float]:
-    return _ORIGIN[0] + _UNIT * x, _ORIGIN[1] - _UNIT * y
-
-
-def _f(v: float) -> str:
-    return f"{round(v, 1) + 0.0:g}"
-
-
-def _arrow(x: float, y: float, head: tuple[float, float]) -> tuple[str, str]:
-    """The shaft's end (x2, y2) and the head's points of an arrow from [0, 0] to [x, y] (as lesson.js's arrow())."""
-    tx, ty = _pt(x, y)
-    dx, dy = tx - _ORIGIN[0], ty - _ORIGIN[1]
-    n = math.hypot(dx, dy)
-    if n < head[0]:  # too short to have a head
-        return f'x2="{_f(tx)}" y2="{_f(ty)}"', ""
-    ux, uy, w = dx / n, dy / n, head[1] / 2
-    bx, by = tx - ux * head[0], ty - uy * head[0]
-    return (f'x2="{_f(bx)}" y2="{_f(by)}"',
-            f"{_f(tx)},{_f(ty)} {_f(bx - uy * w)},{_f(by + ux * w)} {_f(bx + uy * w)},{_f(by - ux * w)}")
-
-
-def _q_text(q: list[float]) -> str:
-    return f"q = [{_cell_text(q[0])}, {_cell_text(q[1])}]"
-
-
-def _plane(keys: list[list[float]], q: list[float], labels: list[str], alt: str, ui: dict, ident: str) -> str:
-    x0, y0 = _ORIGIN
-    grid = "".join(f'<line x1="{_f(_pt(v, 0)[0])}" y1="0" x2="{_f(_pt(v, 0)[0])}" y2="{_PLANE}"/>'
-                   f'<line x1="0" y1="{_f(_pt(0, v)[1])}" x2="{_PLANE}" y2="{_f(_pt(0, v)[1])}"/>'
-                   for v in (-0.5, 0.5, 1.0))
-    axes = (f'<line x1="{_f(_pt(-0.6, 0)[0])}" y1="{y0}" x2="{_f(_pt(1.4, 0)[0])}" y2="{y0}"/>'
-            f'<line x1="{x0}" y1="{_f(_pt(0, -0.6)[1])}" x2="{x0}" y2="{_f(_pt(0, 1.4)[1])}"/>')
-    words = (f'<text x="{_f(_pt(1, 0)[0])}" y="{y0 + 24}" text-anchor="middle">1</text>'
-             f'<text x="{x0 - 5}" y="{_f(_pt(0, 1)[1] + 4)}" text-anchor="end">1</text>'
-             f'<text x="{_PLANE - 4}" y="{y0 + 40}" text-anchor="end">{_esc(ui["qk_axis_x"])} →</text>'
-             f'<text x="{x0 + 6}" y="14">↑ {_esc(ui["qk_axis_y"])}</text>')
-    qx, qy = q
-    nq = math.hypot(qx, qy)
-    ux, uy = (qx / nq, qy / nq) if nq else (0.0, 0.0)
-    side = -1.0 if (-uy * sum(k[0] for k in keys) + ux * sum(k[1] for k in keys)) > 0 else 1.0
-    lx, ly = _pt(qx / 2 - side * uy * 0.09, qy / 2 + side * ux * 0.09)  # q's label, away from the keys
-    (l1x, l1y), (l2x, l2y) = _pt(-3 * ux, -3 * uy), _pt(3 * ux, 3 * uy)
-    drops, arrows = "", ""
-    for (kx, ky), name in zip(keys, labels, strict=True):
-        (px, py), (fx, fy) = _pt(kx, ky), _pt(ux * (kx * ux + ky * uy), uy * (kx * ux + ky * uy))
-        drops += (f'<line class="lesson-qk__drop" x1="{_f(px)}" y1="{_f(py)}" x2="{_f(fx)}" y2="{_f(fy)}"/>'
-                  f'<circle class="lesson-qk__foot" cx="{_f(fx)}" cy="{_f(fy)}" r="2.5"/>')
-        end, head = _arrow(kx, ky, _KEY_HEAD)
-        n = math.hypot(kx, ky) or 1.0
-        tx, ty = _pt(kx + kx / n * 0.11, ky + ky / n * 0.11)  # the label, just past the tip
-        arrows += (f'<line x1="{x0}" y1="{y0}" {end}/><polygon points="{head}"/><text x="{_f(tx)}" y="{_f(ty)}" '
-                   f'dy="0.35em" text-anchor="middle" stroke="none" fill="currentColor">{_esc(name)}</text>')
-    shaft, points = _arrow(qx, qy, _QUERY_HEAD)
-    hx, hy = _pt(qx, qy)
-    hidden = "" if nq else ' visibility="hidden"'
-    return (
-        f'<svg class="lesson-qk__plane" viewBox="0 0 {_PLANE} {_PLANE}" xmlns="http://www.w3.org/2000/svg" '
-        f'direction="ltr" role="group" aria-label="{_esc(alt)}">\n<g aria-hidden="true" font-size="11">\n'
-        f'<g stroke="currentColor" stroke-opacity="0.14">{grid}</g>\n'
-        f'<g stroke="currentColor" stroke-opacity="0.55">{axes}</g>\n'
-        f'<g fill="currentColor" fill-opacity="0.75">{words}</g>\n'
-        f'<g class="lesson-qk__shadow"{hidden}><line class="lesson-qk__line" x1="{_f(l1x)}" y1="{_f(l1y)}" '
-        f'x2="{_f(l2x)}" y2="{_f(l2y)}"/>{drops}</g>\n'
-        f'<g class="lesson-qk__query" stroke="{_ORANGE}" fill="{_ORANGE}"><line x1="{x0}" y1="{y0}" {shaft} '
-        f'stroke-width="5"/><polygon points="{points}" stroke="none"/></g>\n'
-        f'<g class="lesson-qk__keys" stroke="{_BLUE}" fill="{_BLUE}" stroke-width="2" font-size="15">{arrows}</g>\n'
-        f'<text class="lesson-qk__qlabel" x="{_f(lx)}" y="{_f(ly)}" dy="0.35em" text-anchor="middle" '
-        f'font-size="15" font-style="italic" fill="currentColor">q</text>\n</g>\n'
-        f'<g class="lesson-qk__handle" transform="translate({_f(hx)} {_f(hy)})" role="slider" '
-        f'aria-label="{_esc(ui["qk_handle"])}" aria-valuemin="{_RANGE[0]:g}" aria-valuemax="{_RANGE[1]:g}" '
-        f'aria-valuenow="{qx:g}" aria-valuetext="{_q_text(q)}" aria-describedby="{ident}-live">'
-        f'<circle r="22" fill="transparent"/><circle class="lesson-qk__ring" r="14" fill="none"/>'
-        f'<circle r="8" fill="none" stroke="{_ORANGE}" stroke-width="2.5"/></g>\n</svg>'
-    )
-
-
-def _bar_rows(names: list[str], values: list[float], low: float, high: float, kind: str) -> str:
-    zero = f'<span class="lesson-qk__zero" style="left:{100 * -low / (high - low):.2f}%"></span>' if low < 0 else ""
-
-    def style(v: float) -> str:  # a bar's left and width in % of its track, whose ends are low and high
-        z, at = -low / (high - low), (v - low) / (high - low)
-        return f"left:{100 * min(z, at):.2f}%;width:{100 * abs(at - z):.2f}%"
-
-    return "\n".join(
-        f'<div class="lesson-qk__row"><span class="lesson-qk__word">{_esc(w)}</span><span class="lesson-qk__track">'
-        f'{zero}<span class="lesson-qk__bar lesson-qk__bar--{kind}" style="{style(v)}"></span></span>'
-        f'<span class="lesson-qk__value">{_cell_text(v)}</span></div>' for w, v in zip(names, values, strict=True))
 
 
 def _explorer(d: _Decl, ident: str) -> str:
-    within = f"numbers within {_RANGE[0]:g}..{_RANGE[1]:g}"
-    raw = d.matrix("keys", f"an N×2 matrix of {within} (a key per label, on the plane)")
-    presets = [d.numbers(key, f"2 {within}") for key in ("query", "exercise")]
-    for key, value in (("keys", raw), ("query", [presets[0]]), ("exercise", [presets[1]])):
-        if len(value[0]) != 2 or not all(_RANGE[0] <= v <= _RANGE[1] for k in value for v in k):
-            d.fail(f"{key} must be {'an N×2 matrix of ' if key == 'keys' else '2 '}{within}, "
-                   f"got {_got(value) if key == 'keys' else value[0]}")
-    keys, presets = [[_f32(v) for v in k] for k in raw], [[_f32(v) for v in p] for p in presets]  # as the tensors
-    names, heads = d.labels(len(keys)), d.strings("panels", 2, "a list of 2 titles (the scores', the weights')")
-    qx, qy = presets[0]
-    scores = [_f32(_f32(a * qx) + _f32(b * qy)) for a, b in keys]  # as torch's k @ q
-    e = [math.exp(s - max(scores)) for s in scores]
-    weights = [v / sum(e) for v in e]
-    ends = [a * c + b * r for a, b in keys for c in _RANGE for r in _RANGE]  # the scores any query can give
-    low, high = min(*ends, 0.0), max(*ends, 0.0)
-    data = {
-        "keys": keys, "labels": names, "presets": presets, "scales": list(_SCALES), "range": list(_RANGE),
-        "step": _STEP, "scores": [round(low, 6), round(high, 6)],
-        "plane": {"origin": list(_ORIGIN), "unit": _UNIT, "key": list(_KEY_HEAD), "query": list(_QUERY_HEAD)},
-        "text": {"live": d.ui["qk_live"], "sep": d.ui["list_sep"]},
-    }
-    buttons = "".join(
-        f'<button type="button" class="lesson-qk__preset" data-preset="{i}" disabled>'
-        f'{_esc(d.ui[key].replace("{q}", f"[{p[0]:g}, {p[1]:g}]"))}</button>'
-        for i, (key, p) in enumerate(zip(("qk_preset_lesson", "qk_preset_exercise"), presets, strict=True)))
-    return (
-        f'<figure class="lesson-figure lesson-qk" data-qk="{_json(data)}">\n<div class="lesson-qk__body">\n'
-        f'<div class="lesson-qk__plot" dir="ltr">\n{_plane(keys, presets[0], names, d.string("alt"), d.ui, ident)}\n'
-        f'</div>\n<div class="lesson-qk__bars">\n<p class="lesson-qk__head">{_esc(heads[0])}</p>\n'
-        f'{_bar_rows(names, scores, low, high, "score")}\n'
-        f'<div class="lesson-qk__scale"><label for="{ident}-scale">{_esc(d.ui["slider_label"])}</label>'
-        f'<input id="{ident}-scale" type="range" min="0" max="{len(_SCALES) - 1}" step="1" '
-        f'value="{_SCALES.index(1.0)}" aria-valuetext="×1" disabled><output for="{ident}-scale">×1</output></div>\n'
-        f'<p class="lesson-qk__head">{_esc(heads[1])}</p>\n{_bar_rows(names, weights, 0, 1, "weight")}\n'
-        f'</div>\n</div>\n<div class="lesson-qk__controls">{buttons}<output class="lesson-qk__q">'
-        f'{_q_text(presets[0])}</output></div>\n<p class="lesson-qk__live" id="{ident}-live" aria-live="polite"></p>\n'
-        f'<figcaption>{_esc(d.string("caption", d.string("alt")))}</figcaption>\n</figure>'
-    )
+    """Section 2's query–key explorer: drawn by explorer.py (which takes this module's helpers, hence imported here)."""
+    from attention_lesson.site import explorer
+
+    return explorer.draw(d, ident)
 
 
 # ---------------------------------------------------------------------------------------------------- API

@@ -160,6 +160,22 @@ def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
     return problems
 
 
+def include_problems(project: Project, page: str) -> list[str]:
+    """A Japanese page's includes, each read as a block reads it: one line for each that is not a file (or
+    section) of snippets/, or not UTF-8."""
+    try:
+        scanned = project.read(SOURCE_LANG, page)
+    except SourceError as error:
+        return [str(error)]
+    problems = []
+    for line, text in scanned.includes:
+        try:
+            source.expand(text, project.snippets, f"{scanned.path}:{line - 1}")
+        except SourceError as error:
+            problems.append(str(error))
+    return problems
+
+
 def check_translation(project: Project, lang: str, page: str) -> list[str]:
     """A translated page's problems (see :func:`source.translation_problems`); none for a missing page."""
     if not (project.docs / lang / page).is_file():
@@ -173,4 +189,5 @@ def check_translation(project: Project, lang: str, page: str) -> list[str]:
         return [str(error)]
 
 
-__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "run_page", "typed_numbers"]
+__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "include_problems", "run_page",
+           "typed_numbers"]

@@ -109,7 +109,18 @@ class Site:
 
 def _fail(problems: list[str]) -> None:
     if problems:
-        raise PluginError("\n".join(problems))
+        raise PluginError("\n".join(dict.fromkeys(problems)))
+
+
+class _Warnings(logging.Handler):
+    """The warnings of a build: MkDocs stops a strict build on them only after on_post_build."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
 
 
 class LessonPlugin(BasePlugin[LessonConfig]):
@@ -124,9 +135,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.sigint: Any = None  # the Ctrl-C handler this build replaced
         self.interrupted = False
         self.fallbacks: set[str] = set()
+        self.warnings = _Warnings()  # `mkdocs build --strict` swaps its site in only without any
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
         self._cursor: dict[str, int] = {}
+        self._fence_lines: dict[str, list[int]] = {}
         self._page: Page | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -183,6 +196,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             except strings.StringsError as error:
                 problems += error.problems
             problems += translations.code_problems(project, code)
+        for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
+            problems += lesson.include_problems(project, page)
         _fail(problems)
         return Site(project, project.languages(), words)
 
@@ -213,8 +228,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                           for code in self.site.languages]
         ui = dict(words.ui)
         config.extra.update(alternate=alternates, lesson_lang=lang, lesson_source_lang=SOURCE_LANG, ui=ui,
-                            lesson_root=root_path + prefix,
-                            lesson_dir=render.direction(lang))
+                            lesson_root=root_path + prefix)
         for option in config.theme["palette"] or []:
             toggle = option.get("toggle") or {}
             key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
@@ -226,7 +240,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese word splitter logs its start
         search = config.plugins.get("search") or config.plugins.get("material/search")
         if search is not None:
-            search.config.lang = words.search.get("lang") or [lang.split("-")[0]]
+            search.config.lang = words.search.get("lang") or translations.search_languages(lang)
             search.config.pipeline = words.search.get("pipeline")
             search.config.separator = words.search.get("separator")
         jupyter = config.plugins.get("mkdocs-jupyter")
@@ -310,7 +324,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
                                                         else self._cache / "runs")
         site.store = store
-        site.drawing = hashlib.sha256(Path(figures.__file__).read_bytes() + version("matplotlib").encode()).hexdigest()
+        drawn_by = [Path(figures.__file__), Path(figures.__file__).with_name("explorer.py")]
+        drawn = b"".join(path.read_bytes() for path in drawn_by) + version("matplotlib").encode()
+        site.drawing = hashlib.sha256(drawn).hexdigest()
         runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
                                                                       self.config.max_output), site.stats)
         problems = []
@@ -349,22 +365,33 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
-        self._page, self._cursor = page, {"python": 0, "figure": 0}
+        self._page, self._cursor, self._fence_lines = page, {"python": 0, "figure": 0}, {}
         if src.endswith(".ipynb") or src == translations.STATUS_PAGE:
             return markdown
         where = f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
         scanned = source.scan(markdown, where)
+        self._fence_lines = {"python": [f.line for f in scanned.fences if f.runs],
+                             "figure": [f.line for f in scanned.fences if f.lang == "figure"]}
         lines = markdown.splitlines(keepends=True)
         run = self.site.runs.get(src, PageRun())
         for number, _ in scanned.prose:
             lines[number - 1] = self._values(lines[number - 1], run, f"{where}:{number}")
         markdown = "".join(lines)
         if src in self.fallbacks:
-            markdown = render.with_banner(markdown, page.url, self.site.words[self.lang].ui)
+            ui = self.site.words[self.lang].ui
+            markdown = render.with_banner(markdown, page.url, ui, linked=not self.config.lang)
+            page.edit_url = None  # there is no file of this language to edit yet
         return markdown
 
     def _run_of_page(self) -> PageRun:
         return self.site.runs.get(self._page.file.src_uri, PageRun())
+
+    def _where(self, kind: str, n: int) -> str:
+        """``docs/<code>/<page>:<line>`` of the page's n-th fence of a kind (as far as the page's text tells)."""
+        src = self._page.file.src_uri
+        lines = self._fence_lines.get(kind, [])
+        path = f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
+        return f"{path}:{lines[n]}" if n < len(lines) else path
 
     def _python(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                 **kwargs: Any) -> str:
@@ -378,8 +405,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         run, n = self._run_of_page(), self._cursor["python"]
         self._cursor["python"] += 1
         if n >= len(run.outputs) or render.lines(run.outputs[n]["code"]) != render.lines(src):
-            raise FenceError(f"docs/{self.lang}/{self._page.file.src_uri}: python block {n + 1} is not the Japanese "
-                             f"page's block {n + 1}: a translation shows the Japanese code and never runs its own")
+            raise FenceError(f"{self._where('python', n)}: this python block is not the Japanese page's block "
+                             f"{n + 1}: a translation shows the Japanese code and never runs its own")
         block = run.outputs[n]
         if hidden or block["hidden"]:
             return ""
@@ -393,9 +420,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 **kwargs: Any) -> str:
         run, n = self._run_of_page(), self._cursor["figure"]
         self._cursor["figure"] += 1
-        where = f"docs/{self.lang}/{self._page.file.src_uri}"
+        where = self._where("figure", n)
         if n >= len(run.figures):
-            raise FenceError(f"{where}: figure {n + 1} is not on the Japanese page")
+            raise FenceError(f"{where}: this figure is not on the Japanese page")
         try:
             text = source.figure_spec(source.Fence(0, "```", "figure", src), where)
             data = dict(run.figures[n])
@@ -403,7 +430,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
             return self._drawn(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
         except (ValueError, source.SourceError) as error:
-            raise FenceError(f"{where}: figure {n + 1}: {error}") from None
+            raise FenceError(f"{where}: {error}") from None
 
     def _drawn(self, kind: str, data: dict, text: dict, ui: dict, ident: str) -> str:
         """A figure's HTML, kept in the store by what it is drawn from: drawing one with matplotlib takes
@@ -419,6 +446,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return drawn
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
+            html_text = f'<div lang="{SOURCE_LANG}" dir="ltr">\n{html_text}\n</div>'
         if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's copy button speaks English only
             ui = self.site.words[self.lang].ui
             html_text = (html_text.replace('aria-label="Copy to Clipboard"',
@@ -431,6 +460,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
         folders): a language whose sources did not change is put back as it was (see on_post_build)."""
+        if self.parent is None and self.published is not None:
+            self.warnings.count = 0
+            logging.getLogger("mkdocs").addHandler(self.warnings)
         if self.parent is None and self.command == "serve" and not self.config.lang:
             for code in self.site.languages[1:]:
                 built, kept = Path(config.site_dir) / code, Path(config.site_dir) / f".{code}"
@@ -446,7 +478,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
             sitemap.merge(self.config.site_url, sitemaps)
         if self.published is not None:
-            self._publish(config)
+            logging.getLogger("mkdocs").removeHandler(self.warnings)
+            if not (config.strict and self.warnings.count):  # else MkDocs stops now, and on_build_error cleans up
+                self._publish(config)
 
     def _language(self, config: MkDocsConfig, code: str) -> None:
         """Build a language, or under `mkdocs serve` put it back unchanged when nothing it is made of changed:
@@ -482,6 +516,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.__dict__.update(mine)
 
     def on_build_error(self, *, error: Exception) -> None:
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.published is not None and self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
         self.published = self.building = None

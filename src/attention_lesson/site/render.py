@@ -68,14 +68,6 @@ def lines(code: str) -> list[str]:
     return [line.rstrip() for line in code.splitlines() if line.strip()]
 
 
-RTL = {"ar", "fa", "he", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"}
-
-
-def direction(lang: str) -> str:
-    """The writing direction of a language's pages."""
-    return "rtl" if lang.split("-")[0] in RTL else "ltr"
-
-
 def link(here: str, code: str) -> str:
     """From a page of `here` to the same page in `code`, relative to the language's root."""
     up = "" if here == SOURCE_LANG else "../"
@@ -90,13 +82,14 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN.sub(lambda m: {"<": "&lt;", ">": "&gt;", "&": "&amp;"}.get(m[1], "\\" + m[1]), text)
 
 
-def with_banner(markdown: str, url: str, ui: dict[str, str]) -> str:
-    """The Japanese page shown in another language, with a notice under its title."""
-    original = "../" * (url.count("/") + 1) + url
+def with_banner(markdown: str, url: str, ui: dict[str, str], linked: bool) -> str:
+    """The Japanese page shown in another language, with a notice under its title and, when the Japanese site is
+    beside it, a link to the original (HTML: the page is outside this language's build, which MkDocs checks)."""
     title = markdown_text(ui.get("untranslated_title", "")).replace('"', "'")
-    notice = (f'!!! warning "{title}"\n\n'
-              f'    {markdown_text(ui.get("untranslated", ""))} [{markdown_text(ui.get("original", ""))}]'
-              f"({original})\n\n")
+    original = "../" * (url.count("/") + 1) + url
+    link = (f' <a href="{html.escape(original)}" hreflang="ja">{html.escape(ui.get("original", ""))}</a>'
+            if linked else "")
+    notice = f'!!! warning "{title}"\n\n    {markdown_text(ui.get("untranslated", ""))}{link}\n\n'
     rows = markdown.splitlines(keepends=True)
     for number, row in enumerate(rows):
         if row.startswith("# "):

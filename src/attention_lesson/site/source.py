@@ -267,10 +267,12 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
         missing = theirs[len(ours)]
         problems.append(f"{path}: the code block of {original.path}:{missing.line} is missing (copy every code "
                         "block of the Japanese page, in order)")
-    outside = [text for _, text in original.includes]
+    def inside(page: Page, line: int) -> bool:
+        return any(f.line < line <= f.line + f.body.count("\n") + 1 for f in page.fences)
+
+    outside = [text for line, text in original.includes if not inside(original, line)]
     for line, text in translated.includes:
-        inside = any(f.line < line <= f.line + f.body.count("\n") + 1 for f in translated.fences)
-        if not inside and text not in outside:
+        if not inside(translated, line) and text not in outside:
             problems.append(f"{path}:{line}: a translation includes nothing: remove {text!r}")
     known = {expr for _, expr in original.values}
     for line, expr in translated.values:

@@ -55,11 +55,13 @@ class Strings:
     comments: dict[str, str] = field(default_factory=dict)
     literals: dict[str, str] = field(default_factory=dict)
     search: dict[str, object] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    """Where each value is written: ``"ui.copy_code"`` → its line in the file."""
 
     def over(self, base: Strings) -> Strings:
         """These strings, with `base`'s wherever this language has none."""
         return Strings(self.lang, base.names | self.names, base.ui | self.ui, self.comments, self.literals,
-                       self.search or {"lang": [self.lang.split("-")[0]]})
+                       self.search, self.lines)
 
 
 class _Loader(yaml.SafeLoader):
@@ -104,6 +106,8 @@ def load(path: Path, lang: str) -> Strings:
     strings, problems = Strings(lang), []
     if root is None:
         return strings
+    problems += [f"{shown}:{_line(node)}: tags ({node.tag.rsplit(':', 1)[-1]!r}) are not allowed: write plain text"
+                 for node in _nodes(root) if node.tag not in _PLAIN]
     if not isinstance(root, yaml.MappingNode):
         raise StringsError([f"{shown}:{_line(root)}: expected keys such as name:, ui:, comments:, literals:"])
     seen: set[str] = set()
@@ -115,9 +119,10 @@ def load(path: Path, lang: str) -> Strings:
             continue
         seen.add(key)
         if key in NAMES:
+            strings.lines[key] = _line(key_node)
             problems += _scalar(value, f"{where}: {key}", lambda text, k=key: strings.names.__setitem__(k, text))
         elif key in TABLES:
-            problems += _table(value, shown, key, getattr(strings, key))
+            problems += _table(value, shown, key, getattr(strings, key), strings.lines)
         elif key == "search":
             problems += _search(value, shown, strings)
         else:
@@ -141,7 +146,21 @@ def _scalar(node: yaml.Node, where: str, keep) -> list[str]:  # noqa: ANN001
     return []
 
 
-def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str]) -> list[str]:
+_PLAIN = {f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+
+def _nodes(node: yaml.Node):  # noqa: ANN202 - every node of a document
+    yield node
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _nodes(key)
+            yield from _nodes(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _nodes(item)
+
+
+def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str], lines: dict[str, int]) -> list[str]:
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []
     if not isinstance(node, yaml.MappingNode):
@@ -156,6 +175,7 @@ def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str]) -> list
         if key in into:
             problems.append(f"{where}: {name}: {key!r} written twice")
             continue
+        lines[f"{name}.{key}"] = _line(key_node)
         problems += _scalar(value, f"{where}: {name}: {key}", lambda text, k=key: into.__setitem__(k, text))
     return problems
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import html
 import importlib.util
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -30,6 +31,35 @@ def code_problems(project: Project, lang: str) -> list[str]:
     problems = []
     for page in project.pages(lang):
         problems += check_translation(project, lang, page)
+    return problems + string_problems(project, lang)
+
+
+def string_problems(project: Project, lang: str) -> list[str]:
+    """A translated ui text whose key the Japanese file lacks, or whose {placeholders} differ from it."""
+    try:
+        own = strings.load(project.docs / lang / strings.FILE, lang)
+        base = strings.load(project.docs / SOURCE_LANG / strings.FILE, SOURCE_LANG)
+    except strings.StringsError:
+        return []  # said by the plugin's or the check's reading of the file
+    shown, problems = f"docs/{lang}/{strings.FILE}", []
+    for key, text in own.ui.items():
+        where = f"{shown}:{own.lines.get('ui.' + key, 0)}: ui: {key}"
+        if key not in base.ui:
+            problems.append(f"{where}: no such key in docs/{SOURCE_LANG}/{strings.FILE} (keys stay as they are)")
+        elif set(re.findall(r"\{(\w+)\}", text)) != set(re.findall(r"\{(\w+)\}", base.ui[key])):
+            wanted = ", ".join(sorted(set(re.findall(r"\{\w+\}", base.ui[key])))) or "none"
+            problems.append(f"{where}: keep the placeholders as they are ({wanted})")
+    return problems
+
+
+def snippet_problems(project: Project) -> list[str]:
+    """A listing that is not UTF-8: its strings cannot be listed, nor the site built."""
+    problems = []
+    for path in sorted(project.snippets.glob("*.py")):
+        try:
+            path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            problems.append(f"snippets/{path.name}: not UTF-8 at byte {error.start}: save it as UTF-8")
     return problems
 
 
@@ -66,17 +96,24 @@ def page_states(project: Project, lang: str, changes: dict[str, int]) -> dict[st
 
 
 def pending_strings(project: Project, words: strings.Strings) -> dict[str, list[str]]:
-    """The comments and printed strings of snippets/ this language has no translation of."""
-    comments, literals = [], []
+    """The comments and printed strings of snippets/ this language has not translated yet: missing, or still the
+    Japanese text (which Chinese may keep where it has no kana)."""
+    comments, literals = set(), set()
     for path in sorted(project.snippets.glob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
         try:
-            comments += [c for c in strings.comments_of(text) if strings.translatable(c) or c not in comments]
-            literals += strings.literals_of(text)
+            text = path.read_text(encoding="utf-8")
+            comments |= {c for c in strings.comments_of(text) if strings.translatable(c)}
+            literals |= set(strings.literals_of(text))
         except (SyntaxError, ValueError):
             continue
-    return {"comments": sorted({c for c in comments if c not in words.comments and strings.translatable(c)}),
-            "literals": sorted({t for t in literals if t not in words.literals})}
+    same_script = words.lang.split("-")[0] == "zh"
+
+    def pending(table: dict[str, str], text: str) -> bool:
+        value = table.get(text)
+        return value is None or (value == text and not (same_script and not re.search("[\u3040-\u30ff]", text)))
+
+    return {"comments": sorted(c for c in comments if pending(words.comments, c)),
+            "literals": sorted(t for t in literals if pending(words.literals, t))}
 
 
 def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str) -> str:
@@ -102,12 +139,23 @@ def status_markdown(project: Project, words: dict[str, strings.Strings], lang: s
 # -- starting a language --------------------------------------------------------------------------------------
 
 
-def _material_languages() -> list[str]:
+def _material(*parts: str) -> Path | None:
     spec = importlib.util.find_spec("material")
     if spec is None or not spec.submodule_search_locations:
-        return []
-    folder = Path(next(iter(spec.submodule_search_locations))) / "templates" / "partials" / "languages"
-    return sorted(p.stem for p in folder.glob("*.html"))
+        return None
+    return Path(next(iter(spec.submodule_search_locations)), "templates", *parts)
+
+
+def _material_languages() -> list[str]:
+    folder = _material("partials", "languages")
+    return sorted(p.stem for p in folder.glob("*.html")) if folder else []
+
+
+def search_languages(lang: str) -> list[str]:
+    """The language Material's search (lunr.js) has for `lang`: itself, its base language, or English."""
+    folder = _material("assets", "javascripts", "lunr", "min")
+    supported = {p.name.split(".")[1] for p in folder.glob("lunr.*.min.js")} if folder else set()
+    return [next((code for code in (lang, lang.split("-")[0]) if code in supported), "en")]
 
 
 def language_problem(lang: str) -> str | None:
@@ -162,13 +210,15 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
         return error.problems, []
     mistakes += code_problems(project, lang)
     states = page_states(project, lang, _last_changes(project.root))
-    for state in ("missing", "outdated"):
+    said = {"missing": "missing (the Japanese page is shown meanwhile)",
+            "outdated": "outdated (the Japanese page changed since)"}
+    for state, what in said.items():
         pages = [page for page, s in states.items() if s == state]
         if pages:
             shown = pages if every else pages[:12]
-            info.append(f"{lang}: pages {state} ({len(pages)}; Japanese shown meanwhile): {', '.join(shown)}")
-    if "name" not in project.strings(lang).names or lang not in [*project.languages()]:
-        pass
+            info.append(f"{lang}: pages {what}: {len(pages)}: {', '.join(shown)}")
+    if words.names.get("name") == project.strings(SOURCE_LANG).names.get("name"):
+        info.append(f"{lang}: name: still the Japanese name: write the language's own name")
     for table, texts in pending_strings(project, words).items():
         if texts:
             shown = texts if every else texts[:12]
@@ -202,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if lang not in known:
             problem = language_problem(lang) or f"there is no folder docs/{lang}/"
             parser.exit(2, f"{prog}: error: {problem}; start one with: {prog} <code> --init\n")
-    mistakes, info = [], []
+    mistakes, info = snippet_problems(project), []
     for lang in args.langs or known[1:]:
         found, said = report(project, lang, args.all)
         mistakes += found
