@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
-from budget import CHROMIUM, CHROMIUM_ARGS  # one launch recipe for both scripts in .ci/
 from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
