@@ -1,26 +1,21 @@
 #!/usr/bin/env python3
-"""Speed budgets of the lesson site, as guard rails: a benchmark to run by hand, not a test.
+"""Speed budgets of the lesson site, as guard rails: a benchmark to run by hand, not a test. Each figure is
+the median of --repeat runs (default 3); builds are judged by their median over the floor's, measured in the
+same run of this script (floor and builds interleaved run by run), so that the figures compare across machines.
 
-    python .ci/budget.py [--repeat N] [--only floor,cold,rebuild,serve,suite] [--suite]
-
-Each figure is the median of N runs (default 3); build times are judged as ratios to a floor measured in the
-same run of this script (floor and builds interleaved run by run), so that they compare across machines.
-
-floor    Plain Material on the same pages: for every language folder the real build builds (docs/<code>/ with a
-         strings.yml), one `python .ci/env mkdocs build` of a generated config, one after another; the floor is
-         their sum. The config: docs_dir docs/<code>/, theme material in that language, the search plugin, and
-         the names (without options) of mkdocs.yml's markdown_extensions that are Python-Markdown's, PyMdown's
-         or Material's, so the included listings render as highlighted code. No lesson plugin, no code runs.
-cold     `python .ci/env mkdocs build --strict` with an empty results store (LESSON_STORE set to a new
-         temporary folder; other caches under .cache/ stay as they are)                          <= 3 x floor
-rebuild  the same build again, with that store now warm                                          <= 1.5 x floor
+floor    Plain Material on the same pages: one `python .ci/env mkdocs build` per language folder the real build
+         builds (docs/<code>/ with a strings.yml), one after another, summed. Each config: that docs_dir, theme
+         material in that language, search, and mkdocs.yml's markdown_extensions by name (Python-Markdown's,
+         PyMdown's, Material's), so listings render as highlighted code. No lesson plugin; no code runs.
+cold     `python .ci/env mkdocs build --strict`, empty results store (LESSON_STORE: a new temporary folder;
+         other caches under .cache/ stay as they are)                                            <= 3 x floor
+rebuild  the same build again, its store now warm                                                <= 1.5 x floor
 serve    `python .ci/env mkdocs serve` on a free loopback port: a marker line appended to docs/ja/values.md,
          seconds until /values/ shows it; the line is removed after each edit                   <= 1 s
-suite    only with --suite or --only suite: `python .ci/env pytest` in a fresh `git clone` of HEAD, whose
-         .venv is set up first, untimed (`git clean` between runs)                               <= 180 s
+suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, .venv set up first, untimed  <= 180 s
 
-Builds write into a temporary folder (-d), never site/. Exit status: 0 every measure within budget, 1 one over
-budget or failed, 2 bad arguments. Standard library only; it imports nothing of the project.
+Builds go to a temporary folder (-d), never site/. Exits 0 if all are within budget, 1 if one is over or failed,
+2 on bad arguments. Standard library only; imports nothing of the project.
 """
 
 from __future__ import annotations
@@ -41,56 +36,45 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-POSIX = os.name == "posix"
 MEASURES = ("floor", "cold", "rebuild", "serve", "suite")
 BUDGETS = {"cold": 3.0, "rebuild": 1.5, "serve": 1.0, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
+ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
 EDITED, PAGE = ROOT / "docs" / "ja" / "values.md", "values/"
+NEW_GROUP = 0x200 if sys.platform == "win32" else 0  # Windows' CREATE_NEW_PROCESS_GROUP; POSIX: a new session
+BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("LESSON_")}  # all languages, default store
 LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # whatever http_proxy says
 
 
 class Failed(RuntimeError):
-    """A command failed or timed out, or a page never showed; the message ends with the tail of the output."""
+    """A command failed or timed out, or a page never showed: what happened, then the end of its log."""
+
+    def __init__(self, what: str, log: Path) -> None:
+        super().__init__(f"{what}:\n" + (log.read_text("utf-8", "replace")[-2000:] if log.exists() else ""))
 
 
-def env_cmd(root: Path = ROOT) -> list[str]:
-    return [sys.executable, str(root / ".ci" / "env")]  # the README's `python .ci/env ...`
-
-
-def environment(**extra: str) -> dict[str, str]:
-    """This environment without LESSON_* settings (every language, the default store), plus extra."""
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("LESSON_")}, **extra}
-
-
-def start(cmd: list[str], log: Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def start(cmd: list[str], log: Path, cwd: Path = ROOT, env: dict[str, str] = BASE_ENV) -> subprocess.Popen[bytes]:
     """Start cmd in a process group of its own (so it can be stopped with its children), output to log."""
-    own_group: dict[str, object] = (
-        {"start_new_session": True} if POSIX else {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP})
-    with log.open("ab") as out:
-        return subprocess.Popen(cmd, cwd=cwd, env=env or environment(), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, **own_group)  # type: ignore[call-overload]
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=not NEW_GROUP, creationflags=NEW_GROUP)
 
 
 def stop(proc: subprocess.Popen[bytes], ctrl_c: bool = False) -> None:
-    """Ctrl-C (SIGINT to the process group; terminate on Windows) or kill; then wait for it, 20 s at most."""
-    if proc.poll() is None:
-        if POSIX:
-            os.killpg(proc.pid, signal.SIGINT if ctrl_c else signal.SIGKILL)
-        else:
-            proc.terminate() if ctrl_c else proc.kill()
+    """Ctrl-C (SIGINT to its process group; terminate on Windows) or kill; kill if a Ctrl-C fails for 20 s."""
+    if sys.platform == "win32":
+        proc.terminate() if ctrl_c else proc.kill()  # nothing if it has ended
+    elif proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT if ctrl_c else signal.SIGKILL)
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        stop(proc)
+        if ctrl_c:
+            stop(proc)
 
 
-def tail(log: Path) -> str:
-    return log.read_text(encoding="utf-8", errors="replace")[-2000:] if log.exists() else ""
-
-
-def timed(cmd: list[str], log: Path, timeout: float, cwd: Path = ROOT, env: dict[str, str] | None = None) -> float:
+def timed(cmd: list[str], log: Path, timeout: float, cwd: Path = ROOT, env: dict[str, str] = BASE_ENV) -> float:
     """Run cmd to its end: its wall seconds. Fails if it exits non-zero or still runs after timeout."""
-    log.write_bytes(b"")
     began = time.perf_counter()
     proc = start(cmd, log, cwd, env)
     try:
@@ -102,7 +86,7 @@ def timed(cmd: list[str], log: Path, timeout: float, cwd: Path = ROOT, env: dict
         stop(proc)
     if code != 0:
         status = f"still running after {timeout:.0f} s" if code is None else f"exited {code}"
-        raise Failed(f"`{' '.join(cmd[1:])}` {status}:\n{tail(log)}")
+        raise Failed(f"`{' '.join(cmd[1:])}` {status}", log)
     return seconds
 
 
@@ -125,60 +109,58 @@ def floor_once(work: Path) -> dict[str, list[float]]:
             "site_name": f"floor {code}", "docs_dir": str(ROOT / "docs" / code), "site_dir": str(work / "floor"),
             "theme": {"name": "material", "language": code}, "plugins": ["search"],
             "markdown_extensions": extensions(), "exclude_docs": "strings.yml\nnotebooks/*.py\n"}))
-        total += timed([*env_cmd(), "mkdocs", "build", "--quiet", "-f", str(config)], work / "floor.log", 600)
+        total += timed([*ENV, "mkdocs", "build", "--quiet", "-f", str(config)], work / "floor.log", 600)
     return {"floor": [total]}
 
 
 def builds_once(work: Path, rebuild: bool) -> dict[str, list[float]]:
     """The README's strict build with an empty results store, then (if rebuild) the same again."""
-    cmd = [*env_cmd(), "mkdocs", "build", "--strict", "-d", str(work / "site")]
-    env = environment(LESSON_STORE=tempfile.mkdtemp(prefix="store-", dir=work))
+    cmd = [*ENV, "mkdocs", "build", "--strict", "-d", str(work / "site")]
+    env = {**BASE_ENV, "LESSON_STORE": tempfile.mkdtemp(prefix="store-", dir=work)}
     times = {"cold": [timed(cmd, work / "cold.log", 1800, env=env)]}
     if rebuild:
         times["rebuild"] = [timed(cmd, work / "rebuild.log", 1800, env=env)]
     return times
 
 
-def page(url: str) -> str:
-    try:
-        with LOOPBACK.open(url, timeout=2) as response:
-            return str(response.read().decode("utf-8", "replace"))
-    except OSError:
-        return ""
-
-
-def wait_for(check: Callable[[], bool], server: subprocess.Popen[bytes], log: Path, timeout: float, what: str) -> None:
-    """Poll check() every 20 ms until it holds; fail if the server exits or timeout passes."""
+def wait_for(server: subprocess.Popen[bytes], log: Path, url: str, text: str, present: bool, timeout: float) -> None:
+    """Poll url every 20 ms until its page has text (present) or lacks it; fail if serve ends or time is up."""
     deadline = time.monotonic() + timeout
-    while not check():
+    while True:
+        try:
+            with LOOPBACK.open(url, timeout=2) as response:
+                if (text in response.read().decode("utf-8", "replace")) == present:
+                    return
+        except OSError:
+            pass
+        what = f"{url} to answer" + (f" {'with' if present else 'without'} {text}" if text else "")
         if server.poll() is not None:
-            raise Failed(f"mkdocs serve exited {server.returncode} before {what}:\n{tail(log)}")
+            raise Failed(f"mkdocs serve exited {server.returncode} while waiting for {what}", log)
         if time.monotonic() > deadline:
-            raise Failed(f"waited {timeout:.0f} s for {what}:\n{tail(log)}")
+            raise Failed(f"waited {timeout:.0f} s for {what}", log)
         time.sleep(0.02)
 
 
 def serve_edits(work: Path, repeat: int) -> dict[str, list[float]]:
-    """In one `mkdocs serve`, repeat times: append a marker line to docs/ja/values.md, time until /values/
-    shows it, remove the line (always: the finally clauses) and wait until the page no longer shows it."""
+    """In one `mkdocs serve`, repeat times: seconds from appending a marker line to EDITED until PAGE shows it."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     base, log, times = f"http://127.0.0.1:{port}/", work / "serve.log", []
-    server = start([*env_cmd(), "mkdocs", "serve", "-a", f"127.0.0.1:{port}"], log)
+    server = start([*ENV, "mkdocs", "serve", "-a", f"127.0.0.1:{port}"], log)
     try:
-        wait_for(lambda: page(base) != "", server, log, 900, "/ answered (its first build)")
+        wait_for(server, log, base, "", True, 900)  # its first build
         for run in range(repeat):
             marker = f"budget-marker-{run + 1}-{time.time_ns()}"
             line = f"\n\n{marker}\n".encode()
             try:
                 EDITED.write_bytes(EDITED.read_bytes() + line)
                 began = time.perf_counter()
-                wait_for(lambda m=marker: m in page(base + PAGE), server, log, 60, f"/{PAGE} showed {marker}")
+                wait_for(server, log, base + PAGE, marker, True, 60)
                 times.append(time.perf_counter() - began)
-            finally:  # our line only: someone else may edit the file meanwhile
+            finally:  # always remove the line, ours only (someone else may edit the file meanwhile)
                 EDITED.write_bytes(EDITED.read_bytes().replace(line, b""))
-            wait_for(lambda m=marker: m not in page(base + PAGE), server, log, 60, f"/{PAGE} lost {marker}")
+            wait_for(server, log, base + PAGE, marker, False, 60)  # the restored page
             time.sleep(0.5)
     finally:
         stop(server, ctrl_c=True)
@@ -189,11 +171,11 @@ def suite_runs(work: Path, repeat: int) -> dict[str, list[float]]:
     """`python .ci/env pytest` in a fresh clone: its .venv set up first, untimed; `git clean` before each run."""
     clone = work / "clone"
     timed(["git", "clone", "--quiet", str(ROOT), str(clone)], work / "clone.log", 600)
-    timed([*env_cmd(clone), "python", "-c", "pass"], work / "setup.log", 3600, cwd=clone)
+    timed([*ENV, "python", "-c", "pass"], work / "setup.log", 3600, cwd=clone)
     times = []
     for _ in range(repeat):
         timed(["git", "clean", "-xdfq", "-e", ".venv"], work / "clean.log", 300, cwd=clone)
-        times.append(timed([*env_cmd(clone), "pytest"], work / "suite.log", 1800, cwd=clone))
+        times.append(timed([*ENV, "pytest"], work / "suite.log", 1800, cwd=clone))
     return {"suite": times}
 
 
@@ -208,9 +190,9 @@ def measure(only: set[str], repeat: int, work: Path) -> tuple[dict[str, list[flo
             return
         try:
             for name, seconds in once().items():
-                times[name] += seconds
+                times.get(name, []).extend(seconds)  # not kept: the cold build that a rebuild alone needs
                 print(f"[budget] {name}: {', '.join(f'{t:.2f} s' for t in seconds)}", file=sys.stderr)
-        except Failed as error:
+        except (Failed, OSError) as error:
             errors.update(dict.fromkeys(chosen, str(error)))
 
     for _ in range(repeat):
@@ -228,7 +210,7 @@ def report(times: dict[str, list[float]], errors: dict[str, str]) -> bool:
     for name, runs in times.items():
         unit = " x floor" if name in PER_FLOOR else " s"
         budget = f"<= {BUDGETS[name]:g}{unit}" if name in BUDGETS else "-"
-        if not runs or (name in PER_FLOOR and floor is None):
+        if name in errors or not runs or (name in PER_FLOOR and floor is None):
             rows.append((name, "-", "-", "-", budget, "failed" if name in errors else "no floor"))
             continue
         median = statistics.median(runs)
@@ -239,30 +221,27 @@ def report(times: dict[str, list[float]], errors: dict[str, str]) -> bool:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in [rows[0], tuple("-" * w for w in widths), *rows[1:]]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    for name, error in errors.items():
-        print(f"\n{name} failed: {error}", file=sys.stderr)
+    for error in dict.fromkeys(errors.values()):  # cold and rebuild fail together
+        names = ", ".join(name for name in errors if errors[name] == error)
+        print(f"\n{names} failed: {error}", file=sys.stderr)
     return all(row[5] in ("ok", "-") for row in rows[1:])
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"budget.py: {message} (see --help)\n")  # one line, not argparse's usage + message
-
-
 def main() -> int:
-    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Bad arguments: one line and exit status 2 (argparse's own error() prints the usage as well).
+    parser.error = lambda message: parser.exit(2, f"budget.py: {message} (see --help)\n")  # type: ignore[method-assign]
     parser.add_argument("--repeat", type=int, default=3, metavar="N", help="runs per median (default 3)")
     parser.add_argument("--only", metavar="LIST", default="floor,cold,rebuild,serve",
                         help=f"comma-separated, from {','.join(MEASURES)} (default all but suite)")
     parser.add_argument("--suite", action="store_true", help="also time the test suite in a fresh clone")
     args = parser.parse_args()
-    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    only = {name.strip() for name in args.only.split(",") if name.strip()} | ({"suite"} if args.suite else set())
     if not only or only - set(MEASURES):
         parser.error(f"--only takes names from {','.join(MEASURES)}, not {args.only!r}")
     if args.repeat < 1:
         parser.error(f"--repeat takes a whole number >= 1, not {args.repeat}")
     only |= {"floor"} if only & set(PER_FLOOR) else set()  # their budgets are multiples of it
-    only |= {"suite"} if args.suite else set()
     with tempfile.TemporaryDirectory(prefix="budget-") as work:
         return 0 if report(*measure(only, args.repeat, Path(work))) else 1
 

@@ -1,0 +1,270 @@
+"""The project follows its content: what editors and translators change, with their own commands, on copies.
+
+- A listing that changes so that a page's claim is no longer true fails the strict build, naming the claim's
+  line in every language's page.
+- An editor adds a Japanese page (a listing, a value, a figure, a claim) and its nav entry, touching nothing of
+  the machinery: the site, the translators' check, the status page and the terminal lesson all have it, the
+  other languages showing it in Japanese under a banner until it is translated.
+- A translator starts a language as docs/TRANSLATING.md says and translates one page: the check passes, the
+  build passes, and the language has every page.
+- Every language's notebook shows the Japanese run's outputs.
+
+The editor's page and the new language are in one copy, built once. Every build shares the session's store,
+warmed by the `site` build, so a copy's build runs only what its test changed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import CHECK, PROJECT, ROOT, assert_ok, build, copy_project, languages, page_html, run
+
+from attention_lesson.site.lesson import Project
+
+TERMINAL = [sys.executable, "snippets/attention.py"]
+
+
+def replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path}: {old!r} not found"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def digits(printed: str, strings: list[str]) -> list[str]:
+    """The digit sequences of printed text once the given (translated) strings are taken out of it."""
+    for string in sorted(strings, key=len, reverse=True):
+        printed = printed.replace(string, "")
+    return re.findall(r"\d+", printed)
+
+
+def sections_count(folder: Path) -> int:
+    """How many sections the terminal lesson of a project has (its answer to --section 0, which runs nothing)."""
+    proc = run([*TERMINAL, "--section", "0"], cwd=folder)
+    return int(re.search(r"sections 1 to (\d+)", proc.stderr)[1])
+
+
+# ---- a listing that no longer says what the prose says --------------------------------------------------
+
+DRIFT = ("snippets/scoring.py", "torch.tensor([1.0, 0.0])", "torch.tensor([0.0, 1.0])")
+"""Exercise 1's change made to the lesson's own listing: 光's query looks for places, not the sky."""
+BROKEN_CLAIMS = ["query-key.md", "exercises.md"]
+"""The pages whose claims that change breaks: 「月」 no longer gets the largest weight; exercise 1's query is
+no longer another query than the lesson's."""
+
+
+@pytest.fixture(scope="module")
+def drifted(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    folder = tmp_path_factory.mktemp("drift")
+    copy = copy_project(folder)
+    replace(copy / DRIFT[0], DRIFT[1], DRIFT[2])
+    return SimpleNamespace(copy=copy, site=folder / "site", proc=build(copy, folder / "site"))
+
+
+@pytest.mark.parametrize("page", BROKEN_CLAIMS, ids=[p.removesuffix(".md") for p in BROKEN_CLAIMS])
+def test_a_listing_change_that_breaks_a_claim_fails_the_build_naming_every_language(drifted, page: str) -> None:
+    proc = drifted.proc
+    assert proc.returncode != 0, "the strict build passed with a claim that no longer holds"
+    named = [lang for lang in Project(drifted.copy).languages() if (drifted.copy / "docs" / lang / page).is_file()]
+    assert len(named) > 1
+    for lang in named:
+        assert re.search(rf"docs/{lang}/{re.escape(page)}:\d+\b", proc.stderr), \
+            f"docs/{lang}/{page} not named:\n{proc.stderr[-3000:]}"
+    assert "this claim is no longer true" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_failed_build_writes_no_site(drifted) -> None:
+    assert drifted.proc.returncode != 0
+    leftovers = [p.name for p in drifted.site.parent.iterdir() if p.name == "site" or p.name.startswith(".site-")]
+    assert not leftovers, f"the failed build left {leftovers}"
+
+
+# ---- an editor's new page, and a translator's new language ------------------------------------------------
+
+NEW = "window"
+SNIPPET = """import torch
+
+torch.set_printoptions(precision=2)
+T = 4
+
+weights = torch.ones(T, T).tril()  # 下三角：自分と前の文字だけ
+weights = weights / weights.sum(dim=1, keepdim=True)  # 各行の合計を 1 にする
+print("四文字の平均の重み：")
+print(weights)
+"""
+TITLE = "四文字の平均"
+PAGE = f"""# {TITLE}
+
+[この課](index.md)の最初の節の平均を、四文字で作り直します。
+
+```python exec="on" source="block" result="text" title="snippets/{NEW}.py" session="{NEW}"
+--8<-- "snippets/{NEW}.py"
+```
+
+```figure
+kind: heatmap
+values: weights
+title: "四文字の平均の重み"
+labels: 床前明月
+xlabel: "見られる位置（列）"
+ylabel: "見る位置（行）"
+alt: "四文字の平均の重みのヒートマップ。i 行目は最初の i+1 文字に同じ重みを置く。"
+```
+
+4 番目の文字は、四つの位置に {{{{ weights[3, 0]:.2f }}}} ずつ重みを置きます。
+
+```claim
+torch.allclose(weights.sum(dim=1), torch.ones(T))
+```
+"""
+PRINTED_ROW = "[0.33, 0.33, 0.33, 0.00]"
+VALUE = "0.25"
+"""What the new listing prints (its third row) and the page's value: the average of four."""
+LANG, NAME = "ko", "한국어"
+KOREAN = "한국어로 옮긴 문장입니다."
+
+
+def translated(japanese: str) -> str:
+    """A translator's page: each fence of the Japanese page as it is (a figure's title translated), every line
+    of prose in Korean (headings and list items keep their marks)."""
+    out, fence = [], None
+    for line in japanese.splitlines():
+        opened = re.match(r"^[ \t]*(`{3,}|~{3,})(.*)$", line)
+        if fence is None and opened:
+            fence = opened.groups()
+        elif fence and re.match(rf"^[ \t]*{re.escape(fence[0][0])}{{{len(fence[0])},}}\s*$", line):
+            fence = None
+        elif fence and fence[1].strip() == "figure" and line.startswith("title:"):
+            line = 'title: "한국어 제목"'
+        elif fence is None and line.strip() and not line.lstrip().startswith(("!!!", "???")):
+            line = re.sub(r"^(\s*(?:#+ |[-*] |\d+\. )?).*$", rf"\g<1>{KOREAN}", line)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def edited(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """One copy: an editor's new page in its nav, then a new language with one page translated; checked, built."""
+    folder = tmp_path_factory.mktemp("edited")
+    copy = copy_project(folder)
+    assert not (copy / "docs" / "ja" / f"{NEW}.md").exists() and not (copy / "snippets" / f"{NEW}.py").exists()
+    (copy / "snippets" / f"{NEW}.py").write_text(SNIPPET, encoding="utf-8")
+    (copy / "docs" / "ja" / f"{NEW}.md").write_text(PAGE, encoding="utf-8")
+    nav = re.match(r"(?:[ #].*\n|\n)*", (copy / "mkdocs.yml").read_text("utf-8").split("\nnav:\n", 1)[1])[0]
+    last = [line for line in nav.splitlines() if line.startswith("  - ")][-1]  # the nav's last entry
+    replace(copy / "mkdocs.yml", f"\n{last}\n", f"\n{last}\n  - {NEW}.md\n")
+    init = run([*CHECK, LANG, "--init"], cwd=copy)
+    assert_ok(init)
+    strings_yml = copy / "docs" / LANG / "strings.yml"
+    named, count = re.subn(r'^name: ".*"$', f'name: "{NAME}"', strings_yml.read_text("utf-8"), flags=re.M)
+    assert count == 1, f"--init wrote no name: line\n{named}"
+    strings_yml.write_text(named, encoding="utf-8")
+    page = next(p for p in PROJECT.pages() if p.endswith(".md") and 'exec="on"' in (copy / "docs/ja" / p).read_text(
+        encoding="utf-8"))  # the first page with code: a translation keeps its blocks as they are
+    (copy / "docs" / LANG / page).write_text(translated((copy / "docs/ja" / page).read_text("utf-8")), "utf-8")
+    return SimpleNamespace(copy=copy, site=folder / "site", translated=page, project=Project(copy),
+                           check=run([*CHECK, LANG], cwd=copy), check_all=run([*CHECK, "--all"], cwd=copy),
+                           proc=build(copy, folder / "site"))
+
+
+def test_the_strict_build_passes_with_the_new_page_and_language(edited) -> None:
+    assert_ok(edited.proc)
+
+
+def test_the_new_page_shows_its_listing_value_and_figure(edited) -> None:
+    assert_ok(edited.proc)
+    raw = page_html(edited.site, "ja", f"{NEW}.md")
+    shown = text(raw)
+    assert f"snippets/{NEW}.py" in raw and PRINTED_ROW in shown, "the listing's output is not on the page"
+    assert f"に {VALUE} ずつ" in shown, "the value is not in the prose"
+    assert raw.count("<figure") == 1 and "torch.allclose" not in shown, "the figure, or a claim shown"
+
+
+def test_other_languages_show_the_new_page_in_japanese_with_the_banner(edited) -> None:
+    assert_ok(edited.proc)
+    others = edited.project.languages()[1:]
+    assert LANG in others and len(others) > 1
+    for lang in others:
+        raw = page_html(edited.site, lang, f"{NEW}.md")
+        banner = html.escape(edited.project.strings(lang).ui["untranslated_title"], quote=False)
+        assert f'<html lang="{lang}"' in raw and f'<p class="admonition-title">{banner}</p>' in raw, lang
+        assert TITLE in raw and PRINTED_ROW in text(raw) and VALUE in text(raw), f"{lang}: not the Japanese page"
+        assert raw.count("<figure") == 1, lang
+
+
+def test_the_check_passes_and_lists_the_new_page_as_pending_in_every_other_language(edited) -> None:
+    proc = edited.check_all
+    assert proc.returncode == 0 and proc.stderr == "", proc.stdout + proc.stderr
+    for lang in edited.project.languages()[1:]:
+        pending = [line for line in proc.stdout.splitlines() if line.startswith(f"{lang}: pages missing")]
+        assert pending and f"{NEW}.md" in pending[0], f"{lang}: the new page is not pending:\n{proc.stdout}"
+
+
+def test_the_status_page_lists_the_new_page(edited) -> None:
+    assert_ok(edited.proc)
+    for lang in edited.project.languages():
+        raw = page_html(edited.site, lang, "translation-status.md")
+        assert f"<td><code>{NEW}.md</code></td>" in raw, f"{lang}: the status page has no {NEW}.md"
+
+
+def test_the_terminal_lesson_gains_a_section(edited) -> None:
+    before = sections_count(ROOT)
+    assert sections_count(edited.copy) == before + 1
+    proc = run([*TERMINAL, "--section", str(before + 1)], cwd=edited.copy)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"== {before + 1}. {TITLE}\n") and PRINTED_ROW in proc.stdout, proc.stdout
+
+
+def test_a_new_language_passes_the_translators_check(edited) -> None:
+    """docs/TRANSLATING.md's steps: --init, name:, one page translated; the check exits 0, listing what is left."""
+    proc = edited.check
+    assert proc.returncode == 0 and proc.stderr == "", proc.stdout + proc.stderr
+    missing = [line for line in proc.stdout.splitlines() if line.startswith(f"{LANG}: pages missing")]
+    assert missing and edited.translated not in missing[0], proc.stdout
+
+
+def test_a_new_language_has_every_page(edited) -> None:
+    assert_ok(edited.proc)
+    ui = edited.project.strings(LANG).ui
+    for page in edited.project.pages("ja"):
+        raw = page_html(edited.site, LANG, page)
+        assert f'<html lang="{LANG}"' in raw, page
+        banner = f'<p class="admonition-title">{html.escape(ui["untranslated_title"], quote=False)}</p>'
+        if page.endswith(".md"):  # a notebook not translated yet is the Japanese notebook as it is
+            assert (banner in raw) == (page != edited.translated), f"{LANG}/{page}: the banner, or none"
+    raw = page_html(edited.site, LANG, edited.translated)
+    assert KOREAN in text(raw) and "한국어 제목" in raw, "the translation is not shown"
+    assert f'hreflang="{LANG}"' in page_html(edited.site, "ja", "index.md") and NAME in \
+        page_html(edited.site, "ja", "index.md"), "the language switcher has no 한국어"
+
+
+# ---- the notebooks ---------------------------------------------------------------------------------------
+
+NOTEBOOKS = [p for p in PROJECT.pages() if p.startswith("notebooks/")]
+NOTEBOOK_CASES = [(lang, nb) for lang in languages()[1:] for nb in NOTEBOOKS]
+
+
+def notebook_outputs(site: Path, lang: str, notebook: str) -> list[str]:
+    stem = Path(notebook).stem
+    folder = site if lang == "ja" else site / lang
+    cells = json.loads((folder / "notebooks" / stem / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return ["".join("".join(o.get("text", "")) for o in c["outputs"]) for c in cells if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize(("lang", "notebook"), NOTEBOOK_CASES,
+                         ids=[f"{lang}-{Path(nb).stem}" for lang, nb in NOTEBOOK_CASES])
+def test_every_languages_notebook_has_the_japanese_runs_outputs(site: Path, lang: str, notebook: str) -> None:
+    literals = PROJECT.strings(lang).literals
+    japanese = notebook_outputs(site, "ja", notebook)
+    assert any(digits(out, list(literals)) for out in japanese), f"{notebook}: the Japanese notebook prints no number"
+    ours = notebook_outputs(site, lang, notebook)
+    assert [digits(out, list(literals.values())) for out in ours] == [digits(out, list(literals)) for out in japanese]

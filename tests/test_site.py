@@ -1,0 +1,189 @@
+"""The built site, every language, as readers and search engines get it from the README's build.
+
+Pages and languages come from the tree: every Japanese page (and notebook) is a page of every language, the
+language's own translation where its folder has one, else the Japanese page under an "untranslated" banner.
+A translated page shows the Japanese run: its figures, its values in prose and the numbers its code printed
+are the Japanese page's. The build's terminal output is MkDocs' log and nothing else.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import PROJECT, ROOT, languages, page_html, pages
+
+ALL_PAGES = PROJECT.pages("ja")
+"""Every Japanese page and notebook (``notebooks/x.py``), relative to docs/ja/."""
+CASES = [(lang, page) for lang in languages() for page in ALL_PAGES]
+IDS = [f"{lang}-{page.removesuffix('.md').replace('/', '-')}" for lang, page in CASES]
+TRANSLATED = [(lang, page) for lang in languages()[1:] for page in pages(lang) if page in pages()]
+TRANSLATED_IDS = [f"{lang}-{page.removesuffix('.md')}" for lang, page in TRANSLATED]
+LOG_LINE = re.compile(r"(INFO|WARNING|DEBUG) +- ")
+
+
+def root(site: Path, lang: str) -> Path:
+    return site if lang == "ja" else site / lang
+
+
+def html_files(site: Path, lang: str) -> list[Path]:
+    """A language's built HTML files (the Japanese root without the other languages' folders)."""
+    others = set(languages()[1:]) if lang == "ja" else set()
+    base = root(site, lang)
+    return [p for p in base.rglob("*.html") if p.relative_to(base).parts[0] not in others]
+
+
+def text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def words(lang: str):
+    return PROJECT.strings(lang)
+
+
+def source_title(lang: str, page: str) -> str:
+    """The H1 a page has in the language's folder, or in the Japanese one where the language has no such page."""
+    path = ROOT / "docs" / lang / page
+    source = (path if path.is_file() else ROOT / "docs" / "ja" / page).read_text(encoding="utf-8")
+    heading = r"^# # (.+)$" if page.endswith(".py") else r"^# (.+)$"
+    return re.search(heading, source, flags=re.M)[1].strip()
+
+
+def built_title(raw: str) -> str:
+    h1 = re.search(r"<h1\b[^>]*>(.*?)</h1>", raw, flags=re.S)[1]
+    return text(re.sub(r'<a class="(?:headerlink|anchor-link)".*?</a>', "", h1, flags=re.S)).strip()
+
+
+def article(raw: str) -> str:
+    return raw[raw.index("<article"):raw.index("</article>")]
+
+
+def output_blocks(raw: str) -> list[str]:
+    """What each block printed, as the page shows it under the block; a table back as its printed lines."""
+    blocks = []
+    for found in re.finditer(r'<div class="result">(.*?)</(pre|table)>', raw, flags=re.S):
+        if found[2] == "table":
+            rows = re.findall(r"<tr>(.*?)</tr>", found[1], flags=re.S)
+            cells = [[text(c).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, flags=re.S)] for r in rows]
+            blocks.append("\n".join("| " + " | ".join(row) + " |" for row in cells))
+        else:
+            blocks.append(text(found[1]))
+    return blocks
+
+
+def digits(printed: str, strings: list[str]) -> list[str]:
+    """The digit sequences of printed text once the given (translated) strings are taken out of it."""
+    for string in sorted(strings, key=len, reverse=True):
+        printed = printed.replace(string, "")
+    return re.findall(r"\d+", printed)
+
+
+def prose_numbers(raw: str) -> list[str]:
+    """The decimals and numbers of two digits or more in a page's prose (not its code, output or figures)."""
+    prose = re.sub(r"<(pre|table|svg|script|figure|code|math)\b.*?</\1>", "", article(raw), flags=re.S)
+    return sorted(re.findall(r"\d+\.\d+|\d{2,}", text(prose)))
+
+
+def values(lang: str, page: str) -> list[str]:
+    """The ``{{ values }}`` a page's source has in its prose."""
+    source = (ROOT / "docs" / lang / page).read_text(encoding="utf-8")
+    return sorted(re.sub(r"\s+", "", v) for v in re.findall(r"\{\{(.*?)\}\}", source))
+
+
+# ---- every page, every language ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("lang", "page"), CASES, ids=IDS)
+def test_every_page_is_built_in_every_language(site: Path, lang: str, page: str) -> None:
+    raw = page_html(site, lang, page)
+    assert re.search(rf'<html lang="{re.escape(lang)}"', raw), f"{lang}/{page}: not <html lang={lang!r}>"
+    assert built_title(raw) == source_title(lang, page)
+    banner = html.escape(words(lang).ui["untranslated_title"], quote=False)
+    if (ROOT / "docs" / lang / page).is_file():
+        assert banner not in raw, f"{lang}/{page} is translated, yet has the untranslated banner"
+    elif page.endswith(".md"):  # a notebook not translated yet is the Japanese notebook as it is
+        assert f'<p class="admonition-title">{banner}</p>' in raw, f"{lang}/{page}: the Japanese page, no banner"
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_every_html_file_names_its_language_and_shows_no_template_or_traceback(site: Path, lang: str) -> None:
+    files = html_files(site, lang)
+    assert len(files) >= len(ALL_PAGES) + 2, f"{lang}: {len(files)} HTML files"  # the pages, 404, status page
+    for path in files:
+        raw = path.read_text(encoding="utf-8")
+        where = path.relative_to(site).as_posix()
+        assert re.search(rf'<html lang="{re.escape(lang)}"', raw), f"{where}: not <html lang={lang!r}>"
+        assert "{{" not in raw, f"{where}: a value or template left unfilled"
+        assert "Traceback" not in raw, f"{where}: a traceback"
+
+
+@pytest.mark.parametrize(("lang", "page"), [c for c in CASES if c[1].endswith(".md")],
+                         ids=[i for i, c in zip(IDS, CASES, strict=True) if c[1].endswith(".md")])
+def test_each_figure_of_the_japanese_page_is_a_figure_in_every_language(site: Path, lang: str, page: str) -> None:
+    declared = len(re.findall(r"^[ \t]*(?:`{3,}|~{3,})figure\b", (ROOT / "docs" / "ja" / page).read_text("utf-8"),
+                              flags=re.M))
+    assert page_html(site, lang, page).count("<figure") == declared, f"{lang}/{page}: {declared} figure(s) declared"
+
+
+def test_some_page_has_figures(site: Path) -> None:
+    """The test above compares counts: the lesson does have figures."""
+    assert sum(page_html(site, "ja", page).count("<figure") for page in pages()) > 0
+
+
+@pytest.mark.parametrize(("lang", "page"), TRANSLATED, ids=TRANSLATED_IDS)
+def test_a_translation_states_the_same_values_in_its_prose(site: Path, lang: str, page: str) -> None:
+    assert values(lang, page) == values("ja", page), f"docs/{lang}/{page}: other {{{{ values }}}} than docs/ja"
+    assert prose_numbers(page_html(site, lang, page)) == prose_numbers(page_html(site, "ja", page)), \
+        f"{lang}/{page}: the prose states other numbers than the Japanese page's"
+
+
+@pytest.mark.parametrize(("lang", "page"), TRANSLATED, ids=TRANSLATED_IDS)
+def test_a_translation_shows_the_numbers_the_japanese_run_printed(site: Path, lang: str, page: str) -> None:
+    """Each block's output: the same digits as under the Japanese block, once the printed strings (translated
+    by the language's strings.yml) are taken out."""
+    literals = words(lang).literals
+    ours = [digits(b, list(literals.values())) for b in output_blocks(page_html(site, lang, page))]
+    japanese = [digits(b, list(literals)) for b in output_blocks(page_html(site, "ja", page))]
+    assert ours == japanese, f"{lang}/{page}: the outputs are not the Japanese run's"
+
+
+def test_the_lesson_shows_outputs_in_every_translated_language(site: Path) -> None:
+    """The comparison above has outputs to compare: each translated language shows some."""
+    for lang in languages()[1:]:
+        assert sum(len(output_blocks(page_html(site, lang, page))) for page in pages(lang) if page in pages()), lang
+
+
+# ---- the site's other files -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_sitemap_and_404_page_per_language(site: Path, lang: str) -> None:
+    sitemap = ET.parse(root(site, lang) / "sitemap.xml").getroot()
+    assert sitemap.tag == "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"
+    raw = (root(site, lang) / "404.html").read_text(encoding="utf-8")
+    assert re.search(rf'<html lang="{re.escape(lang)}"', raw)
+    assert html.escape(words(lang).ui["not_found_title"], quote=False) in raw, f"{lang}: 404 page in another language"
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_status_page_lists_every_page_and_is_not_in_the_nav(site: Path, lang: str) -> None:
+    status = root(site, lang) / "translation-status" / "index.html"
+    raw = status.read_text(encoding="utf-8")
+    assert html.escape(words(lang).ui["status_title"], quote=False) in raw
+    listed = re.findall(r"<td><code>(.*?)</code></td>", raw)
+    assert listed == ALL_PAGES, f"{lang}: the status page lists {listed}"
+    linking = [p.relative_to(site).as_posix() for p in html_files(site, lang)
+               if p != status and "translation-status" in p.read_text(encoding="utf-8")]
+    assert not linking, f"{lang}: the nav (or a page) links the status page: {linking[:3]}"
+
+
+def test_build_prints_only_log_lines(site_log: str) -> None:
+    """The editor's terminal during the README's build, every block run (the session's store starts empty): MkDocs'
+    log lines, and nothing the lesson's code or its libraries write (torch's profiler, jieba's start)."""
+    ran = re.search(r"Ran (\d+) sessions", site_log)
+    assert ran and int(ran[1]) > 0, f"the build ran no block:\n{site_log[-2000:]}"
+    stray = [line for line in site_log.splitlines() if not LOG_LINE.match(line)]
+    assert not stray, f"{len(stray)} line(s) not of MkDocs' log, e.g. {stray[:3]}"
