@@ -172,7 +172,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
             logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
-        now = render.machinery(Path(__file__).parent)
+        now = render.machinery(Path(__file__).parent) if self.command == "serve" else self.loaded
         changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
             raise PluginError(f"{changed[0]} changed: stop mkdocs serve (Ctrl-C) and start it again to use it")

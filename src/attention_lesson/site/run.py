@@ -22,6 +22,7 @@ import json
 import math
 import os
 import platform
+import signal
 import sys
 import threading
 import time
@@ -141,28 +142,48 @@ class _Output(io.StringIO):
         return super().write(text)
 
 
+class _Expired(BaseException):
+    """The time limit, raised in the block past what its code catches (as KeyboardInterrupt would be)."""
+
+
 @contextlib.contextmanager
 def _time_limit(seconds: float, where: str):
-    """Stop the block after `seconds` (in the main thread, where Python can interrupt it; elsewhere no limit)."""
+    """Stop the block after `seconds` (in the main thread, where Python can interrupt it; elsewhere no limit).
+
+    The timer interrupts through a SIGINT handler of this block's own: so the limit holds when the build was
+    started with SIGINT ignored (nohup, a background job), and it is not taken for Ctrl-C (exit 130)."""
     if threading.current_thread() is not threading.main_thread() or seconds <= 0:
         yield
         return
-    expired = threading.Event()
+    expired, running = threading.Event(), [True]
+    previous = signal.getsignal(signal.SIGINT)
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if expired.is_set():
+            if running[0]:
+                raise _Expired
+        elif callable(previous):  # Ctrl-C meanwhile: as the command takes it
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
 
     def stop() -> None:
         expired.set()
         _thread.interrupt_main()
 
+    signal.signal(signal.SIGINT, interrupt)
     timer = threading.Timer(seconds, stop)
     timer.start()
     try:
         yield
-    except KeyboardInterrupt:
-        if expired.is_set():
-            raise BlockError(f"{where}: ran longer than {seconds:g} s (the time limit, the plugin's timeout)") from None
-        raise
+    except _Expired:
+        raise BlockError(f"{where}: ran longer than {seconds:g} s (the time limit, the plugin's timeout)") from None
     finally:
+        running[0] = False
         timer.cancel()
+        timer.join()
+        # an interrupt still pending is taken (and dropped) first; None: a handler not set from Python
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
 def _line_of(error: BaseException, step: Step, filename: str) -> str:

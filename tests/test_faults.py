@@ -1,0 +1,233 @@
+"""Editors' mistakes get one clear line and lose nothing.
+
+A listing that raises, runs too long or prints too much, a snippet that is not UTF-8, an include of nothing, a
+broken link: the strict build fails with one line naming file:line (no traceback), and the site built last is
+still whole. A store that cannot be written is one warning, and the build goes on.
+
+Helpers of this module: :func:`copy` (conftest's copy_project leaves out src/attention_lesson/site/, whose
+theme the copy's mkdocs.yml names), :func:`tiny` (a copy whose only page is one of this module's own),
+:func:`first_listing` (where the build runs code first).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import CHECK, ROOT, assert_ok, build, copy_project, pages, run
+
+SITE_MODULES = ROOT / "src" / "attention_lesson" / "site"
+FENCE = re.compile(r'^(`{3,}|~{3,})python\b.*exec="on"')
+WHOLE = re.compile(r'^--8<-- "snippets/(?P<file>[\w-]+\.py)"$')
+
+
+def copy(dest: Path) -> Path:
+    """conftest.copy_project, with the site's own package (its ignore pattern "site" leaves that folder out)."""
+    project = copy_project(dest)
+    package = project / "src" / "attention_lesson" / "site"
+    if not package.is_dir():
+        shutil.copytree(SITE_MODULES, package, ignore=shutil.ignore_patterns("__pycache__"))
+    return project
+
+
+def tiny(dest: Path, page: str) -> Path:
+    """A copy whose only language is Japanese and whose only page is `page` (docs/ja/index.md)."""
+    project = copy(dest)
+    for folder in (project / "docs").iterdir():
+        if folder.is_dir() and (folder / "strings.yml").is_file() and folder.name != "ja":
+            shutil.rmtree(folder)
+    for path in [*(project / "docs" / "ja").rglob("*.md"), *(project / "docs" / "ja").rglob("*.py")]:
+        path.unlink()
+    (project / "docs" / "ja" / "index.md").write_text(page, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    text = re.sub(r"^nav:\n(?:[ \t]+.*\n|\n)*", "nav:\n  - index.md\n\n", config.read_text("utf-8"), flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    return project
+
+
+def first_listing() -> tuple[str, int, str]:
+    """(page, line of its block, snippet): the first block the build runs, when it shows a whole snippet."""
+    for page in pages():
+        rows = (ROOT / "docs" / "ja" / page).read_text("utf-8").splitlines()
+        block = next((n for n, row in enumerate(rows) if FENCE.match(row)), None)
+        if block is not None and WHOLE.match(rows[block + 1]):
+            return page, block + 1, WHOLE.match(rows[block + 1])["file"]
+    raise AssertionError("no Japanese page shows a whole snippet in a python block")
+
+
+PAGE, BLOCK, SNIPPET = first_listing()
+
+
+def broken(dest: Path, code: str, options: dict[str, int] | None = None) -> tuple[Path, int]:
+    """A copy whose first listing ends with `code`, and the line of snippets/ it starts on."""
+    project = copy(dest)
+    snippet = project / "snippets" / SNIPPET
+    text = snippet.read_text("utf-8")
+    snippet.write_text(text.rstrip("\n") + "\n" + code + "\n", encoding="utf-8")
+    config = project / "mkdocs.yml"
+    for key, value in (options or {}).items():
+        config.write_text(re.sub(rf"^(\s+{key}:) .*$", rf"\g<1> {value}", config.read_text("utf-8"), flags=re.M),
+                          encoding="utf-8")
+    return project, len(text.rstrip("\n").splitlines()) + 1
+
+
+def one_line(proc, *words: str) -> str:
+    """The one line of the output that has every word; and no traceback anywhere."""
+    output = proc.stdout + proc.stderr
+    assert not [row for row in output.splitlines() if row.startswith("Traceback") or row.startswith('  File "')], \
+        output
+    found = [row for row in output.splitlines() if all(word in row for word in words)]
+    assert len(found) == 1, f"one line with {words}:\n{output}"
+    return found[0]
+
+
+def names_the_listing(message: str, line: int) -> bool:
+    """`message` names the broken listing: its block on the page, or the snippet's line (or the next one)."""
+    places = (f"docs/ja/{PAGE}:{BLOCK}", f"snippets/{SNIPPET}:{line}", f"snippets/{SNIPPET}:{line + 1}")
+    return any(re.search(rf"(^|\s){re.escape(place)}:", message) for place in places)
+
+
+def last_site(site: Path, folder: Path) -> Path:
+    """A copy of a built site in `folder`/site: the site the next build replaces, or must leave whole."""
+    shutil.copytree(site, folder / "site")
+    return folder / "site"
+
+
+def snapshot(site: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(site).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns) for p in site.rglob("*")
+            if p.is_file()}
+
+
+# -- runs that fail -------------------------------------------------------------------------------------------
+
+
+IGNORING_SIGINT = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.argv[0] = 'mkdocs'; "
+                   "runpy.run_module('mkdocs', run_name='__main__', alter_sys=True)")
+"""`mkdocs` started as nohup or a background job of a script starts it: Ctrl-C ignored."""
+
+
+@pytest.mark.parametrize("start", ["plain", "sigint-ignored"], ids=["plain", "sigint-ignored"])
+def test_time_limit(tmp_path: Path, start: str) -> None:
+    project, line = broken(tmp_path, "while True:\n    pass", {"timeout": 2})
+    command = ["-m", "mkdocs"] if start == "plain" else ["-c", IGNORING_SIGINT]
+    proc = run([sys.executable, *command, "build", "--strict", "-d", str(tmp_path / "site")], cwd=project,
+               timeout=30)  # the limit is 2 s: a build that hangs fails here
+    assert proc.returncode == 1, "a failed build, not one stopped by Ctrl-C (130)"
+    found = one_line(proc, "time limit")
+    assert names_the_listing(found, line), found
+
+
+def test_output_limit(tmp_path: Path) -> None:
+    project, line = broken(tmp_path, 'print("x" * 100_000)', {"max_output": 1000})
+    proc = build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    found = one_line(proc, "output limit", "1000")
+    assert names_the_listing(found, line), found
+
+
+def test_missing_include_on_a_japanese_page(tmp_path: Path) -> None:
+    project = copy(tmp_path)
+    path = project / "docs" / "ja" / PAGE
+    rows = path.read_text("utf-8").splitlines()
+    path.write_text("\n".join([*rows, "", '--8<-- "snippets/nope.py"']) + "\n", encoding="utf-8")
+    proc = build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    one_line(proc, f"docs/ja/{PAGE}:{len(rows) + 2}:", "snippets/nope.py")
+
+
+@pytest.fixture(scope="module")
+def not_utf8(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = copy(tmp_path_factory.mktemp("encoding"))
+    snippet = project / "snippets" / SNIPPET
+    snippet.write_bytes(snippet.read_bytes() + "# 平均\n".encode("shift_jis"))
+    return project
+
+
+def test_snippet_not_utf8_check(not_utf8: Path) -> None:
+    proc = run(CHECK, cwd=not_utf8)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    one_line(proc, f"snippets/{SNIPPET}", "UTF-8")
+
+
+def test_unwritable_store(tmp_path: Path) -> None:
+    """LESSON_STORE names a file: nothing can be kept, the build still succeeds, with one warning."""
+    project = tiny(tmp_path, '# Store\n\n```python exec="on" result="text"\nprint("kept nowhere")\n```\n')
+    store = tmp_path / "store-is-a-file"
+    store.write_text("not a folder\n", encoding="utf-8")
+    proc = build(project, tmp_path / "site", env={"LESSON_STORE": str(store)})
+    assert_ok(proc)
+    assert "kept nowhere" in (tmp_path / "site" / "index.html").read_text("utf-8")
+    assert one_line(proc, "WARNING", str(store)).startswith("WARNING")
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="chmod does not stop this user writing")
+def test_read_only_store(tmp_path: Path) -> None:
+    project = tiny(tmp_path, '# Store\n\n```python exec="on" result="text"\nprint("kept nowhere")\n```\n')
+    store = tmp_path / "store"
+    store.mkdir()
+    store.chmod(0o555)
+    try:
+        proc = build(project, tmp_path / "site", env={"LESSON_STORE": str(store)})
+    finally:
+        store.chmod(0o755)
+    assert_ok(proc)
+    assert one_line(proc, "WARNING", str(store)).startswith("WARNING")
+
+
+# -- the site built last stays whole (after the session's site: builds that need the store warm) ---------------
+
+
+@pytest.fixture(scope="module")
+def raised(site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A listing that raises, built into the folder of the last site, beside what older builds left."""
+    tmp = tmp_path_factory.mktemp("raise")
+    project, line = broken(tmp / "copy", "1/0")
+    published = last_site(site, tmp)
+    before = snapshot(published), (published / "index.html").read_bytes()
+    for name in (".site-building-x", ".site-old-123"):
+        (tmp / name / "assets").mkdir(parents=True)
+        (tmp / name / "index.html").write_text("left over", encoding="utf-8")
+        old = time.time() - 2 * 3600
+        os.utime(tmp / name, (old, old))
+    return {"proc": build(project, published), "line": line, "site": published, "before": before}
+
+
+def test_listing_that_raises_is_one_line(raised: dict) -> None:
+    assert raised["proc"].returncode != 0
+    one_line(raised["proc"], f"snippets/{SNIPPET}:{raised['line']}:", "ZeroDivisionError")
+
+
+def test_failed_build_leaves_the_last_site_whole(raised: dict) -> None:
+    site = raised["site"]
+    assert (snapshot(site), (site / "index.html").read_bytes()) == raised["before"]
+    assert not [p for p in site.parent.rglob("*.html") if "ZeroDivisionError" in p.read_text("utf-8")]
+
+
+def test_build_clears_what_old_builds_left(raised: dict) -> None:
+    assert not list(raised["site"].parent.glob(".site-*"))
+
+
+def test_snippet_not_utf8_build(not_utf8: Path, site: Path, tmp_path: Path) -> None:
+    published = last_site(site, tmp_path)
+    before = snapshot(published)
+    proc = build(not_utf8, published)
+    assert proc.returncode != 0
+    one_line(proc, f"snippets/{SNIPPET}", "UTF-8")
+    assert snapshot(published) == before
+
+
+def test_broken_link_on_a_japanese_page(site: Path, tmp_path: Path) -> None:
+    """A strict build fails on a warning after its pages are written: the site built last stays."""
+    project = tiny(tmp_path / "copy", "# Link\n\nSee [the next page](nope.md).\n")
+    published = last_site(site, tmp_path)
+    before = snapshot(published), (published / "index.html").read_bytes()
+    proc = build(project, published)
+    assert proc.returncode != 0
+    one_line(proc, "index.md", "nope.md")
+    assert (snapshot(published), (published / "index.html").read_bytes()) == before
+    assert not list(tmp_path.glob(".site-*"))

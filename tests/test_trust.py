@@ -1,0 +1,403 @@
+"""A hostile translator and a hostile cache (issue "Translations are text").
+
+A language folder is text: every executable fence, include, notebook code cell, HTML, attribute list, link
+elsewhere or front matter in a translated page fails the translators' check and the strict build, one line each
+naming file:line, before any code runs. Every value of a strings.yml is text wherever it lands. The store holds
+data: a damaged entry is ignored and its session runs again.
+
+Helpers of this module: :func:`copy` (conftest's copy_project leaves out src/attention_lesson/site/, whose
+theme the copy's mkdocs.yml names), :func:`tiny` (a copy whose only page is one of this module's own),
+:class:`Markup` (what a browser would run in an HTML text).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import CHECK, ROOT, assert_ok, build, copy_project, languages, pages, run
+
+SITE_MODULES = ROOT / "src" / "attention_lesson" / "site"
+TRANSLATED = languages()[1:]
+TARGET = TRANSLATED[0] if TRANSLATED else ""
+PROG = "python -m attention_lesson.site.translations: error: "
+EXEC_FENCE = re.compile(r'^\s*(`{3,}|~{3,})\s*\{?\.?python\b.*exec="on"')
+needs_translation = pytest.mark.skipif(not TARGET, reason="the tree has no language folder besides Japanese")
+
+
+def copy(dest: Path) -> Path:
+    """conftest.copy_project, with the site's own package (its ignore pattern "site" leaves that folder out)."""
+    project = copy_project(dest)
+    package = project / "src" / "attention_lesson" / "site"
+    if not package.is_dir():
+        shutil.copytree(SITE_MODULES, package, ignore=shutil.ignore_patterns("__pycache__"))
+    return project
+
+
+def tiny(dest: Path, page: str) -> Path:
+    """A copy whose only language is Japanese and whose only page is `page` (docs/ja/index.md)."""
+    project = copy(dest)
+    for folder in (project / "docs").iterdir():
+        if folder.is_dir() and (folder / "strings.yml").is_file() and folder.name != "ja":
+            shutil.rmtree(folder)
+    for path in [*(project / "docs" / "ja").rglob("*.md"), *(project / "docs" / "ja").rglob("*.py")]:
+        path.unlink()
+    (project / "docs" / "ja" / "index.md").write_text(page, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    text = re.sub(r"^nav:\n(?:[ \t]+.*\n|\n)*", "nav:\n  - index.md\n\n", config.read_text("utf-8"), flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    return project
+
+
+def traceback_lines(proc) -> list[str]:
+    return [line for line in (proc.stdout + proc.stderr).splitlines()
+            if line.startswith("Traceback") or line.startswith('  File "')]
+
+
+def naming(text: str, where: str) -> list[str]:
+    """The lines of `text` that name `where` (file:line, or a file)."""
+    return [line for line in text.splitlines() if re.search(rf"(^|\s){re.escape(where)}(:|$)", line)]
+
+
+def published_pages(site: Path) -> list[Path]:
+    return list(site.rglob("*.html")) if site.exists() else []
+
+
+class Markup(HTMLParser):
+    """What a browser would run in an HTML text: script elements, event attributes, javascript: addresses."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.text: list[str] = []  # text outside <pre>, <code> and <script>
+        self._depth, self._script = 0, False
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._depth += tag in ("pre", "code")
+        self._script = tag == "script"
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...>")
+            if (value or "").strip().lower().startswith("javascript:") and name in ("href", "src", "action",
+                                                                                     "xlink:href", "formaction"):
+                self.found.append(f'<{tag} {name}="{value}">')
+
+    def handle_endtag(self, tag: str) -> None:
+        self._depth -= tag in ("pre", "code") and self._depth > 0
+        self._script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._script and "alert(1)" in data:
+            self.found.append(f"<script>{data[:60]}")
+        elif not self._script and not self._depth:
+            self.text.append(data)
+
+
+# -- a hostile translated page --------------------------------------------------------------------------------
+
+KINDS = ["front-matter", "changed-exec-fence", "admonition-fence", "list-item-fence", "tilde-fence",
+         "brace-fence", "new-exec-fence", "include", "include-dotgit", "include-long", "include-block",
+         "raw-html", "attribute-list", "javascript-link", "notebook-code-cell"]
+
+
+def _hostile_page(text: str, code: str) -> tuple[str, dict[str, int]]:
+    rows = ["---", "title: x", "---", "", *text.splitlines()]
+    named = {"front-matter": 1}
+    fence = next(n for n, row in enumerate(rows) if EXEC_FENCE.match(row))
+    rows.insert(fence + 1, code)
+    named["changed-exec-fence"] = fence + 1
+
+    def add(kind: str, block: list[str], at: int = 0) -> None:
+        rows.append("")
+        named[kind] = len(rows) + 1 + at
+        rows.extend(block)
+
+    add("admonition-fence", ['!!! note "n"', "", '    ```python exec="on"', f"    {code}", "    ```"], at=2)
+    add("list-item-fence", ["- item", "", '    ~~~python exec="on"', f"    {code}", "    ~~~"], at=2)
+    add("tilde-fence", ['~~~~ python exec="1" session="x"', code, "~~~~"])
+    add("brace-fence", ['```{.python exec="on"}', code, "```"])
+    add("new-exec-fence", ['```python exec="on"', code, "```"])
+    add("include", ['--8<-- "evil.md"'])
+    add("include-dotgit", ['-8<- ".git/config"'])
+    add("include-long", ['---8<--- "evil.md"'])
+    add("include-block", ["--8<--", "evil.md", "--8<--"])
+    add("raw-html", ["<script>alert(1)</script>"])
+    add("attribute-list", ['Some text {: onclick="alert(1)" }'])
+    add("javascript-link", ["[click](javascript:alert(1))"])
+    return "\n".join(rows) + "\n", named
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A translated page and notebook with code in every form; the check and the strict build of that copy."""
+    if not TARGET:
+        pytest.skip("the tree has no language folder besides Japanese")
+    tmp = tmp_path_factory.mktemp("hostile")
+    project = copy(tmp)
+    marker = tmp / "pwned-by-a-translation"
+    code = f"open({str(marker)!r}, 'w').close()"
+    page = next(p for p in pages(TARGET) if any(EXEC_FENCE.match(row) for row in
+                                               (project / "docs" / TARGET / p).read_text("utf-8").splitlines()))
+    path = project / "docs" / TARGET / page
+    text, lines = _hostile_page(path.read_text("utf-8"), code)
+    path.write_text(text, encoding="utf-8")
+    where = {kind: f"docs/{TARGET}/{page}:{line}" for kind, line in lines.items()}
+    (project / "evil.md").write_text(f'```python exec="on"\n{code}\n```\n\n<script>alert(1)</script>\n', "utf-8")
+    notebook = sorted((project / "docs" / TARGET / "notebooks").glob("*.py"))[0]
+    rows = notebook.read_text("utf-8").splitlines()
+    cell = next(n for n, row in enumerate(rows) if row.startswith("# %%") and "[markdown]" not in row)
+    rows.insert(cell + 1, code)
+    notebook.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    where["notebook-code-cell"] = f"docs/{TARGET}/notebooks/{notebook.name}:{cell + 1}"
+    site = tmp / "out" / "site"
+    return {"where": where, "marker": marker, "site": site, "check": run(CHECK, cwd=project),
+            "build": build(project, site)}
+
+
+@needs_translation
+def test_check_refuses_a_hostile_translation_with_exit_2(hostile: dict) -> None:
+    check = hostile["check"]
+    assert check.returncode == 2, check.stdout + check.stderr
+    assert not traceback_lines(check), check.stderr
+    assert all(line.startswith(PROG) for line in check.stderr.splitlines()), check.stderr
+
+
+@needs_translation
+@pytest.mark.parametrize("kind", KINDS, ids=KINDS)
+def test_check_names_each_hostile_line(hostile: dict, kind: str) -> None:
+    where = hostile["where"][kind]
+    assert len(naming(hostile["check"].stderr, where)) == 1, f"{where} ({kind}):\n{hostile['check'].stderr}"
+
+
+@needs_translation
+@pytest.mark.parametrize("kind", KINDS, ids=KINDS)
+def test_build_names_each_hostile_line(hostile: dict, kind: str) -> None:
+    proc, where = hostile["build"], hostile["where"][kind]
+    assert proc.returncode != 0
+    assert len(naming(proc.stderr, where)) == 1, f"{where} ({kind}):\n{proc.stderr}"
+
+
+@needs_translation
+def test_hostile_translation_runs_nothing_and_publishes_nothing(hostile: dict) -> None:
+    proc = hostile["build"]
+    assert proc.returncode != 0
+    assert not traceback_lines(proc), proc.stderr
+    assert not hostile["marker"].exists(), "a translation's code ran"
+    assert not published_pages(hostile["site"])
+    assert not list(hostile["site"].parent.glob(".site-*"))
+
+
+# -- hostile words: strings.yml ------------------------------------------------------------------------------
+
+
+def evil(tag: str) -> str:
+    return f'javascript:alert(1)//{tag}<script>alert(1)</script>" onmouseover="alert(1)'
+
+
+@pytest.fixture(scope="module")
+def words_site(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site built with a strings.yml whose every value is hostile, and a page title that is hostile text
+    (after the session's site: a warm store)."""
+    if not TARGET:
+        pytest.skip("the tree has no language folder besides Japanese")
+    tmp = tmp_path_factory.mktemp("words")
+    project = copy(tmp)
+    for code in TRANSLATED[1:]:  # one hostile language is enough, and a faster build
+        shutil.rmtree(project / "docs" / code)
+    path = project / "docs" / TARGET / "strings.yml"
+    words = yaml.safe_load(path.read_text("utf-8"))
+    ui = yaml.safe_load((project / "docs" / "ja" / "strings.yml").read_text("utf-8"))["ui"]
+    for key in ("name", "site_name", "site_description"):
+        words[key] = evil(f"XSS-{key}-")
+    words["ui"] = {key: evil(f"XSS-ui-{key}-") + " ".join(re.findall(r"\{\w+\}", ui.get(key, "")))
+                   for key in {**ui, **(words.get("ui") or {})}}  # with its placeholders, as translators must
+    for table in ("comments", "literals"):
+        words[table] = {key: evil(f"XSS-{table}-{n}-") for n, key in enumerate(words.get(table) or {})}
+    path.write_text(yaml.safe_dump(words, allow_unicode=True, sort_keys=False, width=10**6), encoding="utf-8")
+    page = next(p for p in pages(TARGET) if p != "index.md")  # a title is text too: the <title>, og:title
+    path = project / "docs" / TARGET / page
+    rows = path.read_text("utf-8").splitlines()
+    heading = next(n for n, row in enumerate(rows) if row.startswith("# "))
+    rows[heading] = '# XSS-title-" onmouseover="alert(1) &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;'
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    folder = tmp / "site"
+    assert_ok(build(project, folder, env={"LESSON_SITE_URL": "https://example.org/lesson/"}))
+    return folder
+
+
+def _language_folder(site: Path, code: str) -> list[Path]:
+    folder = site if code == "ja" else site / code
+    others = [site / c for c in TRANSLATED if c != code]
+    return [p for p in folder.rglob("*.html") if not any(o in p.parents for o in others)]
+
+
+@needs_translation
+@pytest.mark.parametrize("code", ["ja", TARGET], ids=["ja", TARGET or "none"])
+def test_hostile_words_are_text_in_every_page(words_site: Path, code: str) -> None:
+    found = {}
+    for path in _language_folder(words_site, code):
+        text = path.read_text("utf-8")
+        problems = Markup(text).found + (["<script>alert"] if "<script>alert" in text.lower() else [])
+        if problems:
+            found[path.relative_to(words_site).as_posix()] = problems
+    assert not found
+
+
+@needs_translation
+def test_hostile_words_land_as_text(words_site: Path) -> None:
+    """The values do reach the pages (so the test above reads them): names, switcher, ui, Markdown output."""
+    own = "\n".join(p.read_text("utf-8") for p in _language_folder(words_site, TARGET))
+    home = (words_site / "index.html").read_text("utf-8")
+    for key in ("name", "site_name", "site_description"):
+        assert f"XSS-{key}-" in own, key
+    assert "XSS-name-" in home, "the Japanese pages' language switcher shows the language's name"
+    assert "XSS-title-" in own
+    assert re.search(r"XSS-ui-\w+-", own) and "XSS-comments-" in own
+    prose = "".join(t for p in _language_folder(words_site, TARGET) for t in Markup(p.read_text("utf-8")).text)
+    assert "XSS-literals-" in prose, "a printed string rendered as Markdown (the cost page's table)"
+
+
+@needs_translation
+def test_hostile_words_are_text_in_search_index_and_sitemap(words_site: Path) -> None:
+    index = json.loads((words_site / TARGET / "search" / "search_index.json").read_text("utf-8"))
+    found = [f"{doc['location']}: {Markup(doc.get('title', '') + doc.get('text', '')).found}"
+             for doc in index["docs"] if Markup(doc.get("title", "") + doc.get("text", "")).found]
+    assert not found
+    assert "XSS-" in json.dumps(index), "the hostile words are in the search index"
+    sitemap = (words_site / "sitemap.xml").read_text("utf-8")
+    assert "<script" not in sitemap and "onmouseover" not in sitemap and "XSS-" not in sitemap
+
+
+# -- strings.yml as an attack: aliases, sizes -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bad_strings(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """An alias bomb in a translation's strings.yml, a value too long and a file too large in two new folders."""
+    if not TARGET:
+        pytest.skip("the tree has no language folder besides Japanese")
+    tmp = tmp_path_factory.mktemp("strings")
+    project = copy(tmp)
+    new = [code for code in ("fr", "de", "ko", "es", "it", "pt") if code not in languages()][:2]
+    path = project / "docs" / TARGET / "strings.yml"
+    rows = path.read_text("utf-8").splitlines()
+    bomb = ['bomb: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    bomb += [f"bomb{n}: &a{n} [{', '.join(['*a' if n == 1 else f'*a{n - 1}'] * 9)}]" for n in range(1, 10)]
+    path.write_text("\n".join([*rows, *bomb]) + "\n", encoding="utf-8")
+    (project / "docs" / new[0]).mkdir()
+    (project / "docs" / new[0] / "strings.yml").write_text(f'name: "x"\nsite_name: "{"x" * 5000}"\n', "utf-8")
+    (project / "docs" / new[1]).mkdir()
+    (project / "docs" / new[1] / "strings.yml").write_text("# " + "x" * 300_000 + "\nname: x\n", "utf-8")
+    where = {"alias-bomb": f"docs/{TARGET}/strings.yml:{len(rows) + 1}",
+             "long-value": f"docs/{new[0]}/strings.yml:2", "large-file": f"docs/{new[1]}/strings.yml"}
+    site = tmp / "out" / "site"
+    return {"where": where, "site": site, "check": run(CHECK, cwd=project), "build": build(project, site)}
+
+
+STRINGS_CASES = ["alias-bomb", "long-value", "large-file"]
+
+
+@needs_translation
+@pytest.mark.parametrize("case", STRINGS_CASES, ids=STRINGS_CASES)
+def test_strings_file_attack_is_one_line(bad_strings: dict, case: str) -> None:
+    where = bad_strings["where"][case]
+    check, proc = bad_strings["check"], bad_strings["build"]
+    assert check.returncode == 2
+    assert len(naming(check.stderr, where)) == 1, f"{where}:\n{check.stderr}"
+    assert proc.returncode != 0
+    assert len(naming(proc.stderr, where)) == 1, f"{where}:\n{proc.stderr}"
+    assert not traceback_lines(check) and not traceback_lines(proc), proc.stderr
+    assert not published_pages(bad_strings["site"])
+
+
+# -- the store holds data --------------------------------------------------------------------------------------
+
+SESSIONS = ("a", "b", "c")
+TINY_PAGE = "# Store\n\n" + "".join(f'```python exec="on" result="text" session="{s}"\nprint("real-{s}")\n```\n\n'
+                                    for s in SESSIONS)
+
+
+def _entries(store: Path) -> dict[str, Path]:
+    """The store's session entries, by the session whose output they hold."""
+    found = {}
+    for path in store.rglob("*.json"):
+        payload = json.loads(json.loads(path.read_text("utf-8"))["payload"])
+        for s in SESSIONS:
+            if isinstance(payload, list) and f"real-{s}" in json.dumps(payload):
+                found[s] = path
+    return found
+
+
+@pytest.fixture(scope="module")
+def damaged_store(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A page of three sessions built twice: in between, a's entry is not JSON, b's output changed without its
+    checksum, c's forged with its checksum recomputed."""
+    tmp = tmp_path_factory.mktemp("store")
+    project, store, site = tiny(tmp, TINY_PAGE), tmp / "store", tmp / "site"
+    env = {"LESSON_STORE": str(store)}
+    assert_ok(build(project, site, env=env))
+    entries = _entries(store)
+    assert set(entries) == set(SESSIONS), sorted(p.name for p in store.rglob("*"))
+    entries["a"].write_text('{"format": 2, "payload": "[{\\"output\\"', encoding="utf-8")
+    for s, forged in (("b", "forged-b"), ("c", "<script>alert(1)</script>forged-c")):
+        entry = json.loads(entries[s].read_text("utf-8"))
+        entry["payload"] = json.dumps([{"output": forged + "\n"}], ensure_ascii=False, sort_keys=True)
+        if s == "c":
+            entry["sha256"] = hashlib.sha256(entry["payload"].encode()).hexdigest()
+        entries[s].write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
+    proc = build(project, site, env=env)
+    assert_ok(proc)
+    return {"log": proc.stderr, "page": (site / "index.html").read_text("utf-8")}
+
+
+def test_damaged_store_entries_run_again(damaged_store: dict) -> None:
+    assert "real-a" in damaged_store["page"], "an entry that is not JSON is ignored: its session runs again"
+    assert "real-b" in damaged_store["page"] and "forged-b" not in damaged_store["page"], \
+        "an entry whose checksum does not match is ignored: its session runs again"
+    assert re.search(r"Ran 2 sessions .*, 1 taken from the store", damaged_store["log"]), damaged_store["log"]
+
+
+def test_a_forged_entry_is_data_shown_as_text(damaged_store: dict) -> None:
+    assert "forged-c" in damaged_store["page"], "an entry with a correct checksum is the store's data"
+    assert not Markup(damaged_store["page"]).found
+
+
+FORBIDDEN = {"pickle", "_pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle", "joblib"}
+
+
+def test_site_modules_load_no_pickle_or_marshal() -> None:
+    """The site's own sources (other libraries may import pickle): no import of it, no torch.load."""
+    found = []
+    for path in sorted(SITE_MODULES.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+                names = [str(node.args[0].value)] if ast.unparse(node.func) in (
+                    "__import__", "importlib.import_module", "import_module") else []
+            if isinstance(node, ast.Attribute) and ast.unparse(node) in ("torch.load", "numpy.load", "np.load"):
+                names = [ast.unparse(node)]
+            found += [f"{path.name}:{node.lineno}: {name}" for name in names
+                      if name.split(".")[0] in FORBIDDEN or name.endswith(".load")]
+    assert not found
+
+
+def test_site_scripts_put_text_as_text() -> None:
+    """The figures' scripts write translators' words with textContent, never as HTML."""
+    scripts = sorted((SITE_MODULES / "theme").rglob("*.js"))
+    assert scripts
+    for path in scripts:
+        text = path.read_text("utf-8")
+        assert not re.search(r"\.(innerHTML|outerHTML)\s*\+?=|insertAdjacentHTML|document\.write", text), path.name
