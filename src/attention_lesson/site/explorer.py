@@ -3,6 +3,17 @@
 Keys on a plane and a query the reader moves, with the scores q·k and the weights softmax(multiplier × scores)
 beside them. Drawn here for the first preset at multiplier 1 (what a reader without JavaScript sees);
 lesson.js (data-qk) recomputes it as the query moves, in float32 as torch does. All of the page's text is escaped.
+
+A page may give the reader tasks: ``goals`` (data, the same in every language) and ``tasks`` (text, one per goal).
+A goal is one of a fixed vocabulary over the weights the explorer shows (label positions count from 0)::
+
+    {"kind": "above", "at": i, "value": v}   # the weight of label i is more than v
+    {"kind": "more", "at": i, "than": j}     # the weight of label i is more than that of label j
+    {"kind": "even", "within": t}            # every weight is within t of every other
+
+The tasks are a plain list in the HTML; lesson.js marks each ✓ once the reader's query and multiplier meet it and
+says so in a live region. A goal that no point of the grid meets, or that the figure as drawn already meets, fails
+the build: a task must ask for a change the reader can make.
 """
 
 from __future__ import annotations
@@ -10,12 +21,13 @@ from __future__ import annotations
 import math
 import struct
 
-from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _esc, _got, _json
+from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _esc, _got, _is_number, _json
 
 _SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)  # the slider's multipliers
 _RANGE, _STEP = (-0.5, 1.2), 0.05  # where the query can go (and the keys be), in each coordinate; its grid
 _PLANE, _UNIT, _ORIGIN = 300, 150, (90, 210)  # the viewBox's side, its units per unit, where [0, 0] is
 _KEY_HEAD, _QUERY_HEAD = (8, 8), (13, 13)  # an arrowhead's length and width
+_GOALS = {"above": ("at", "value"), "more": ("at", "than"), "even": ("within",)}  # a goal's kind → its numbers
 
 
 def _f32(v: float) -> float:
@@ -41,6 +53,67 @@ def _arrow(x: float, y: float, head: tuple[float, float]) -> tuple[str, str]:
     bx, by = tx - ux * head[0], ty - uy * head[0]
     return (f'x2="{_f(bx)}" y2="{_f(by)}"',
             f"{_f(tx)},{_f(ty)} {_f(bx - uy * w)},{_f(by + ux * w)} {_f(bx + uy * w)},{_f(by - ux * w)}")
+
+
+def _weights(keys: list[list[float]], q: list[float], scale: float = 1.0) -> list[float]:
+    """softmax(scale × k @ q) as lesson.js computes it: the scores in float32 as torch's k @ q, the rest in double."""
+    scores = [_f32(_f32(a * q[0]) + _f32(b * q[1])) * scale for a, b in keys]
+    e = [math.exp(s - max(scores)) for s in scores]
+    return [v / sum(e) for v in e]
+
+
+def _met(goal: dict, w: list[float]) -> bool:
+    """Whether weights `w` meet a goal (as lesson.js's met())."""
+    if goal["kind"] == "above":
+        return w[goal["at"]] > goal["value"]
+    if goal["kind"] == "more":
+        return w[goal["at"]] > w[goal["than"]]
+    return max(w) - min(w) <= goal["within"]
+
+
+def _goals(d: _Decl, keys: list[list[float]], start: list[float]) -> tuple[list[dict], list[str]]:
+    """The page's goals, checked against the vocabulary and the grid, and its tasks (one per goal)."""
+    if ("goals" in d.data) != ("tasks" in d.text):
+        d.fail("goals (data) and tasks (text) go together: one task per goal")
+    if "goals" not in d.data:
+        return [], []
+    raw, n = d.data["goals"], len(keys)
+    kinds = "; ".join(f"{{kind: {k}, {', '.join(f'{f}: …' for f in fs)}}}" for k, fs in _GOALS.items())
+    if not isinstance(raw, list) or not raw:
+        d.fail(f"goals must be a list of goals, each one of {kinds}; got {_got(raw)}")
+    goals = []
+    for i, goal in enumerate(raw):
+        fields = _GOALS.get(goal.get("kind")) if isinstance(goal, dict) and isinstance(goal.get("kind"), str) else None
+        if fields is None or set(goal) != {"kind", *fields} or not all(map(_is_number, (goal[f] for f in fields))):
+            d.fail(f"goals[{i}] must be one of {kinds}; got {goal!r:.80}")
+        clean = {"kind": goal["kind"]} | {f: float(goal[f]) for f in fields}
+        for f in ("at", "than"):
+            if f in clean:
+                if not clean[f].is_integer() or not 0 <= clean[f] < n:
+                    d.fail(f"goals[{i}].{f} must be a label's position, 0 to {n - 1}; got {goal[f]!r:.40}")
+                clean[f] = int(clean[f])
+        if not 0 <= clean.get("value", clean.get("within", 0)) <= 1 or clean.get("at") == clean.get("than", -1):
+            d.fail(f"goals[{i}] can never be met as written (a weight is between 0 and 1): {goal!r:.80}")
+        goals.append(clean)
+    tasks = d.strings("tasks", len(goals), f"a list of {len(goals)} texts (a task per goal)")
+    grid = [_RANGE[0] + _STEP * i for i in range(round((_RANGE[1] - _RANGE[0]) / _STEP) + 1)]
+    for i, goal in enumerate(goals):
+        if _met(goal, _weights(keys, start)):
+            d.fail(f"goals[{i}] is met by the figure as drawn (the first query, ×1): a task must ask for a change")
+        if not any(_met(goal, _weights(keys, [x, y], s)) for s in _SCALES for x in grid for y in grid):
+            d.fail(f"goals[{i}] is met nowhere on the plane at any multiplier: no reader can do this task")
+    return goals, tasks
+
+
+def _tasks(tasks: list[str], ui: dict, ident: str) -> str:
+    """The tasks as a plain list (what a reader without JavaScript reads), and the live region lesson.js fills."""
+    if not tasks:
+        return ""
+    items = "".join(f'<li class="lesson-qk__task"><span class="lesson-qk__mark" aria-hidden="true"></span>'
+                    f'<span class="lesson-qk__text">{_esc(t)}</span></li>' for t in tasks)
+    return (f'<div class="lesson-qk__practice">\n<p class="lesson-qk__head" id="{ident}-tasks">{_esc(ui["qk_tasks"])}'
+            f'</p>\n<ol class="lesson-qk__tasks" aria-labelledby="{ident}-tasks">{items}</ol>\n'
+            f'<p class="lesson-qk__live lesson-qk__news" aria-live="polite"></p>\n</div>\n')
 
 
 def _q_text(q: list[float]) -> str:
@@ -125,15 +198,17 @@ def draw(d: _Decl, ident: str) -> str:
     names, heads = d.labels(len(keys)), d.strings("panels", 2, "a list of 2 titles (the scores', the weights')")
     qx, qy = presets[0]
     scores = [_f32(_f32(a * qx) + _f32(b * qy)) for a, b in keys]  # as torch's k @ q
-    e = [math.exp(s - max(scores)) for s in scores]
-    weights = [v / sum(e) for v in e]
+    weights = _weights(keys, presets[0])
+    goals, tasks = _goals(d, keys, presets[0])
     ends = [a * c + b * r for a, b in keys for c in _RANGE for r in _RANGE]  # the scores any query can give
     low, high = min(*ends, 0.0), max(*ends, 0.0)
     data = {
         "keys": keys, "labels": names, "presets": presets, "scales": list(_SCALES), "range": list(_RANGE),
         "step": _STEP, "scores": [round(low, 6), round(high, 6)],
         "plane": {"origin": list(_ORIGIN), "unit": _UNIT, "key": list(_KEY_HEAD), "query": list(_QUERY_HEAD)},
-        "text": {"live": d.ui["qk_live"], "sep": d.ui["list_sep"]},
+        "goals": goals,
+        "text": {"live": d.ui["qk_live"], "sep": d.ui["list_sep"], "done": d.ui["qk_task_done"],
+                 "news": d.ui["qk_task_live"]},
     }
     buttons = "".join(
         f'<button type="button" class="lesson-qk__preset" data-preset="{i}" disabled>'
@@ -149,6 +224,7 @@ def draw(d: _Decl, ident: str) -> str:
         f'value="{_SCALES.index(1.0)}" aria-valuetext="×1" disabled><output for="{ident}-scale">×1</output></div>\n'
         f'<p class="lesson-qk__head">{_esc(heads[1])}</p>\n{_bar_rows(names, weights, 0, 1, "weight")}\n'
         f'</div>\n</div>\n<div class="lesson-qk__controls">{buttons}<output class="lesson-qk__q">'
-        f'{_q_text(presets[0])}</output></div>\n<p class="lesson-qk__live" id="{ident}-live" aria-live="polite"></p>\n'
+        f'{_q_text(presets[0])}</output></div>\n{_tasks(tasks, d.ui, ident)}'
+        f'<p class="lesson-qk__live" id="{ident}-live" aria-live="polite"></p>\n'
         f'<figcaption>{_esc(d.string("caption", d.string("alt")))}</figcaption>\n</figure>'
     )

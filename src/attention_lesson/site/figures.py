@@ -434,9 +434,11 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),
                        "text": ("title", "series", "xlabel", "ylabel", "alt", "caption?", "log?"), "ui": ()}),
-    "explorer": (_explorer, {"data": ("keys", "query", "exercise"), "text": ("labels", "panels", "alt", "caption?"),
+    "explorer": (_explorer, {"data": ("keys", "query", "exercise", "goals?"),
+                             "text": ("labels", "panels", "alt", "caption?", "tasks?"),
                              "ui": ("qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise",
-                                    "qk_live", "slider_label", "list_sep")}),
+                                    "qk_live", "slider_label", "list_sep", "qk_tasks", "qk_task_done",
+                                    "qk_task_live")}),
 }
 
 

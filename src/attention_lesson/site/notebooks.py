@@ -8,7 +8,10 @@ its printed strings translated. Markdown cells are the language's own, with thei
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
+import shutil
+import time
 from pathlib import Path
 
 import jupytext
@@ -16,7 +19,7 @@ import nbformat
 
 from attention_lesson.site import source, strings
 from attention_lesson.site.lesson import PageRun
-from attention_lesson.site.store import write_atomically
+from attention_lesson.site.store import MAX_AGE, write_atomically
 
 
 def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, path: str, fill) -> str:  # noqa: ANN001
@@ -46,18 +49,17 @@ def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, pa
 
 
 def write(text: str, target: Path) -> None:
-    """Write a notebook unless the same one is there (mkdocs-jupyter's cache keys on the file)."""
-    try:
-        if target.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
+    """Write a notebook unless it is there (its folder is named by its content); mark it used."""
+    if target.is_file():
+        os.utime(target.parent.parent)  # the folder named by its content, <digest>/notebooks/<name>.ipynb
+        return
     write_atomically(target, text)
 
 
-def json_valid(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
+def prune(folder: Path, max_age: float = MAX_AGE) -> None:
+    """Remove written notebooks no build has used for `max_age` seconds."""
+    now = time.time()
+    for written in folder.glob("*"):
+        with contextlib.suppress(OSError):
+            if written.is_dir() and now - written.stat().st_mtime > max_age:
+                shutil.rmtree(written, ignore_errors=True)

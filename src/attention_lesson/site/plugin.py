@@ -352,7 +352,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         run = self.site.runs[page]
         ipynb = notebooks.executed(text, run, self.site.words[self.lang], project.snippets, f"docs/{lang}/{page}",
                                    lambda cell: self._values(cell, run, f"docs/{lang}/{page}"))
-        folder = self._cache / "notebooks" / self.lang
+        # one folder per content: builds that share the cache never write over each other's notebook
+        folder = self._cache / "notebooks" / hashlib.sha256(ipynb.encode()).hexdigest()[:32]
         target = folder / page.replace(".py", ".ipynb")
         notebooks.write(ipynb, target)
         return File(target.relative_to(folder).as_posix(), str(folder), config.site_dir, config.use_directory_urls)

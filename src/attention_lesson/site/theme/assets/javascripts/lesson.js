@@ -1,7 +1,8 @@
-// The lesson's live figures: section 2's query–key explorer, and the heatmaps' rows that answer a pointer.
-// Every number and word comes from the figure's data attribute, written at build time from the listings'
-// own tensors in the page's language (attention_lesson/site/figures.py). Without this script the figures
-// stay as drawn: the explorer at the listing's query, the heatmaps as they are.
+// The lesson's live figures: section 2's query–key explorer (and its tasks), and the heatmaps' rows that answer
+// a pointer. Every number and word comes from the figure's data attribute, written at build time from the
+// listings' own tensors in the page's language (attention_lesson/site/figures.py, explorer.py). Without this
+// script the figures stay as drawn: the explorer at the listing's query, its tasks a plain list, the heatmaps
+// as they are.
 (() => {
   const f32 = Math.fround;
 
@@ -18,10 +19,20 @@
   };
   const r1 = (v) => String(Math.round(v * 10) / 10);
   const set = (el, attrs) => Object.entries(attrs).forEach(([k, v]) => el.setAttribute(k, v));
+  // {name} in a translated text replaced by a value as it is (a function: "$&" in a value stays "$&").
+  const fill = (template, name, value) => template.split(`{${name}}`).join(value);
+  // Whether the weights meet a task's goal: the vocabulary of explorer.py (_GOALS, _met).
+  const met = (goal, w) => {
+    if (goal.kind === "above") return w[goal.at] > goal.value;
+    if (goal.kind === "more") return w[goal.at] > w[goal.than];
+    if (goal.kind === "even") return Math.max(...w) - Math.min(...w) <= goal.within;
+    return false;
+  };
 
   // ---------------------------------------------------------------------------------- the explorer
   document.querySelectorAll("[data-qk]").forEach((fig) => {
-    const { keys, labels, presets, scales, range, step, plane, text, scores: [low, high] } = JSON.parse(fig.dataset.qk);
+    const { keys, labels, presets, scales, range, step, plane, text, scores: [low, high], goals = [] } =
+      JSON.parse(fig.dataset.qk);
     const $ = (s) => fig.querySelector(s);
     const $$ = (s) => fig.querySelectorAll(s);
     const svg = $("svg");
@@ -39,6 +50,9 @@
     const qOut = $(".lesson-qk__q");
     const live = $(".lesson-qk__live");
     const buttons = $$(".lesson-qk__preset");
+    const tasks = [...$$(".lesson-qk__task")];
+    const news = $(".lesson-qk__news");
+    const done = goals.map(() => false);
     const n = keys.length;
     const grid = Math.round(1 / step);
     const [ox, oy] = plane.origin;
@@ -127,8 +141,27 @@
       buttons.forEach((b, i) => b.classList.toggle("is-current", presets[i][0] === q[0] && presets[i][1] === q[1]));
       clearTimeout(timer); // a screen reader hears the weights once the query rests
       timer = setTimeout(() => {
-        live.textContent = text.live.replace("{weights}", labels.map((l, i) => `${l} ${fmt(weights[i])}`).join(text.sep));
+        live.textContent = fill(text.live, "weights", labels.map((l, i) => `${l} ${fmt(weights[i])}`).join(text.sep));
       }, 400);
+      check(weights);
+    };
+    // A task is ticked once the reader's query and multiplier meet its goal, and stays ticked; a screen reader
+    // hears it at once (the tasks' own live region), and reads "(done)" after it in the list.
+    const check = (weights) => {
+      const now = [];
+      goals.forEach((goal, i) => {
+        if (done[i] || !tasks[i] || !met(goal, weights)) return;
+        done[i] = true;
+        const item = tasks[i];
+        item.classList.add("is-done");
+        item.querySelector(".lesson-qk__mark").textContent = "✓";
+        const said = document.createElement("span");
+        said.className = "lesson-qk__sr";
+        said.textContent = ` ${text.done}`;
+        item.append(said);
+        now.push(fill(text.news, "task", item.querySelector(".lesson-qk__text").textContent));
+      });
+      if (now.length) news.textContent = now.join(" ");
     };
     const moveTo = (x, y) => {
       const next = [snap(x), snap(y)];
@@ -184,6 +217,7 @@
       el.disabled = false;
     });
     buttons[0].classList.add("is-current");
+    fig.classList.add("is-live");
   });
 
   // --------------------------------------------------------------------------------- the heatmaps

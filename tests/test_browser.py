@@ -1,0 +1,584 @@
+"""The built site in a real browser: every page of every language, served on 127.0.0.1, in headless Chromium.
+
+Each page of every language is visited once (``visits``); ``test_every_page`` checks one property of the visits
+per language. The live figures, the quiz and the search have tests of their own in every language; a copy whose
+English strings.yml is HTML checks that no translator's text runs.
+
+Chromium is Debian's headless shell (``$LESSON_CHROMIUM`` names another), driven by Playwright. Without it the
+module is skipped, except under CI (``$CI`` set), where it fails; ``$LESSON_NO_BROWSER`` skips it anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import html
+import http.server
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import yaml
+from conftest import PROJECT, ROOT, assert_ok, build, copy_project, languages, page_html, pages
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from attention_lesson.site import source, translations
+from attention_lesson.site.lesson import SOURCE_LANG
+from attention_lesson.site.strings import fill
+
+CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium-headless-shell"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+LANGS = languages()
+PAGES = [*PROJECT.pages(SOURCE_LANG), translations.STATUS_PAGE]
+"""Every page of the site, in every language (a page not translated yet is the Japanese one with a banner)."""
+RAW_TEX = re.compile(r"\\(?:frac|sqrt|mathrm|left|right|top|cdot|begin|end)\b|\$\$")
+HOSTILE = "<img src=x onerror=alert(1)><script>alert(1)</script>"
+
+# A language's queries, each with the page it is about (its title, or the page that names the term; not merely one
+# that mentions it): the old module's, where the content still says so. A new language adds its own here.
+SEARCHES = {
+    "ja": [("因果", "causal-mask.md"),  # 因果マスク：後ろを覗いてはいけない
+           ("スケーリング", "scaling.md"),  # このステップを**スケーリング**と呼びます
+           ("クエリ", "query-key.md")],  # クエリとキー：…
+    "en": [("causal", "causal-mask.md"),  # The causal mask: no peeking ahead
+           ("scaling", "scaling.md")],  # This step is called **scaling**
+    "zh": [("掩码", "causal-mask.md")],  # 因果掩码：不许偷看后面
+}
+
+
+def prefix(lang: str) -> str:
+    return "" if lang == SOURCE_LANG else f"{lang}/"
+
+
+def address(page: str) -> str:
+    """A page's path in its language's site: "" for the home page, "query-key/", "notebooks/exercise-1/"."""
+    stem = page.removesuffix(".md").removesuffix(".py")
+    return "" if stem == "index" else f"{stem}/"
+
+
+def read(page: str, lang: str = SOURCE_LANG) -> source.Page:
+    """A page as the language has it (the Japanese one where it is not translated yet)."""
+    return PROJECT.read(lang if (PROJECT.docs / lang / page).is_file() else SOURCE_LANG, page)
+
+
+def figures_of(page: str, kind: str, lang: str = SOURCE_LANG) -> list[dict]:
+    specs = [source.figure_spec(f, f"{page}:{f.line}") for f in read(page, lang).fences if f.lang == "figure"]
+    return [spec for spec in specs if spec["kind"] == kind]
+
+
+def questions(page: str, lang: str = SOURCE_LANG) -> int:
+    return sum(line.lstrip().startswith("??? question") for _, line in read(page, lang).prose)
+
+
+HEAT_PAGES = [page for page in pages() if figures_of(page, "heatmap")]
+EXPLORER_PAGES = [page for page in pages() if figures_of(page, "explorer")]
+QUIZ_PAGES = [page for page in pages() if questions(page)]
+
+
+def in_every_language(these: list[str]) -> pytest.MarkDecorator:
+    cases = [(lang, page) for lang in LANGS for page in these]
+    return pytest.mark.parametrize(("lang", "page"), cases, ids=[f"{lang}-{address(p) or 'home'}" for lang, p in cases])
+
+
+# -------------------- A browser, a server, what a tab does
+@pytest.fixture(scope="session", autouse=True)  # before anything else, the site's build included
+def browser() -> Iterator[Browser]:
+    if os.environ.get("LESSON_NO_BROWSER"):
+        pytest.skip(f"LESSON_NO_BROWSER: {os.environ['LESSON_NO_BROWSER']}")
+    if not CHROMIUM.is_file():
+        reason = f"{CHROMIUM} not found: apt-get install chromium-headless-shell (or set LESSON_CHROMIUM)"
+        pytest.fail(reason) if os.environ.get("CI") else pytest.skip(reason)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: fewer connections for Chromium to open
+    log_message = staticmethod(lambda *args: None)
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[str]:  # a built site over HTTP on 127.0.0.1 (a free port), from a thread
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site_url(browser: Browser, site: Path) -> Iterator[str]:
+    with served(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
+@dataclass
+class Visit:
+    """What a tab did on one page, and what the page showed."""
+    lang: str = ""
+    path: str = ""
+    console: list[str] = field(default_factory=list)  # console errors
+    errors: list[str] = field(default_factory=list)  # uncaught exceptions
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    status: int | None = None
+    html_lang: str | None = None
+    switcher: dict[str, str] = field(default_factory=dict)  # hreflang → absolute href
+    text: str = ""
+
+    def trouble(self) -> list[str]:
+        return self.console + self.errors + self.dialogs
+
+
+def watch(tab: Page, current: Callable[[], Visit]) -> None:
+    """Record into current() what the tab does; a dialog is noted and dismissed (nothing waits on it)."""
+    tab.on("console", lambda msg: current().console.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda error: current().errors.append(str(error)))
+    tab.on("request", lambda request: current().requests.append(request.url))
+    tab.on("dialog", lambda dialog: (current().dialogs.append(f"{dialog.type}: {dialog.message}"), dialog.dismiss()))
+
+
+@dataclass
+class Tab:
+    """The interaction tests' tab (a new one per test would cost a renderer process) and what it did."""
+    page: Page
+    visit: Visit = field(default_factory=Visit)
+
+    def open(self, url: str) -> Page:
+        self.visit = Visit()
+        self.page.goto(url)
+        return self.page
+
+
+@pytest.fixture(scope="module")
+def tab(context: BrowserContext) -> Iterator[Tab]:
+    tab = Tab(context.new_page())
+    watch(tab.page, lambda: tab.visit)
+    yield tab
+    tab.page.close()
+
+
+# -------------------- Every page
+TABS = 3  # pages loading side by side: on two cores three tabs keep both busy while this process reads one
+SEARCH_READY = """() => {
+    const meta = document.querySelector(".md-search-result__meta"), config = document.getElementById("__config");
+    if (!meta || !config) return true;
+    return meta.textContent.trim() === JSON.parse(config.textContent).translations["search.result.placeholder"];
+}"""
+"""Material's search worker has loaded the language's index and scripts: the last requests a page makes."""
+
+
+@pytest.fixture(scope="module")
+def visits(context: BrowserContext, site_url: str) -> dict[str, list[Visit]]:
+    """Every page of every language, once each, a few tabs taking turns (a tab is reused: a new one costs a
+    renderer process). A tab's listeners record into the visit it is on."""
+    todo = [Visit(lang, address(page)) for lang in LANGS for page in PAGES]
+    waiting, turns = iter(todo), deque()
+
+    def load_next(tab: Page, slot: dict[str, Visit]) -> None:
+        visit = next(waiting, None)
+        if visit is None:
+            tab.close()
+            return
+        slot["v"] = visit
+        response = tab.goto(site_url + prefix(visit.lang) + visit.path, wait_until="commit")
+        visit.status = response.status if response else None
+        turns.append((tab, slot))
+
+    for _ in range(min(TABS, len(todo))):
+        tab, slot = context.new_page(), {}
+        watch(tab, lambda slot=slot: slot["v"])
+        load_next(tab, slot)
+    patience = 10_000
+    while turns:  # a page's load event, then its search ready: all it requests by itself
+        tab, slot = turns.popleft()
+        visit = slot["v"]
+        tab.wait_for_load_state("load")
+        try:
+            tab.wait_for_function(SEARCH_READY, polling=50, timeout=patience)
+        except PlaywrightTimeoutError:
+            visit.errors.append(f"the search was not ready after {patience / 1000:g} s")
+            patience = 1_000  # broken once, most likely broken everywhere: say so soon
+        visit.html_lang = tab.get_attribute("html", "lang")
+        visit.switcher = dict(tab.eval_on_selector_all(
+            "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"))
+        visit.text = tab.inner_text("body")
+        load_next(tab, slot)
+    return {lang: [v for v in todo if v.lang == lang] for lang in LANGS}
+
+
+EVERY_PAGE: dict[str, Callable[[Visit, str], list[str]]] = {  # one property each: what is wrong with a visit
+    "loads": lambda v, url: [] if v.status == 200 else [f"HTTP {v.status}"],
+    "no-console-error": lambda v, url: v.console,
+    "no-page-error": lambda v, url: v.errors,
+    "no-dialog": lambda v, url: v.dialogs,
+    # nothing from a third party, the search worker's requests included (each page loads its language's index)
+    "no-third-party-request": lambda v, url: [u for u in v.requests if urlsplit(u)[:2] != urlsplit(url)[:2]
+                                              and not u.startswith(("data:", "blob:"))] + (
+        [] if f"{url}{prefix(v.lang)}search/search_index.json" in v.requests else ["no request of its search index"]),
+    "html-lang": lambda v, url: [] if v.html_lang == v.lang else [f"<html lang={v.html_lang!r}>"],
+    "no-raw-tex": lambda v, url: [m.group() for m in RAW_TEX.finditer(v.text)],
+    "no-traceback-or-template": lambda v, url: [v.text[max(0, i - 40):i + 40] for word in ("Traceback", "{{")
+                                                 if (i := v.text.find(word)) >= 0],
+    "switcher-links-the-same-page": lambda v, url: [] if v.switcher == (want := {
+        code: url + prefix(code) + v.path for code in LANGS}) else [f"links {v.switcher}, expected {want}"],
+}
+
+
+@pytest.mark.parametrize(("check", "lang"), [(c, lang) for c in EVERY_PAGE for lang in LANGS],
+                         ids=[f"{c}-{lang}" for c in EVERY_PAGE for lang in LANGS])
+def test_every_page(visits: dict[str, list[Visit]], site_url: str, check: str, lang: str) -> None:
+    bad = [f"/{prefix(lang)}{v.path}: {problem!r}" for v in visits[lang] for problem in EVERY_PAGE[check](v, site_url)]
+    assert not bad, f"{check}: {len(bad)} problem(s):\n" + "\n".join(bad)
+
+
+# -------------------- A translator's text is text: HTML in strings.yml shows as written and never runs
+@pytest.fixture(scope="module")
+def hostile_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A copy whose English name, site name, description and every ui value end in HTML, built (with the
+    session's store, warm once `site` is built) and served."""
+    folder = tmp_path_factory.mktemp("hostile")
+    project = copy_project(folder)
+    package = Path("src", "attention_lesson", "site")  # copy_project leaves it out: its ignore_patterns has "site"
+    shutil.copytree(ROOT / package, project / package, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    for code in set(LANGS) - {SOURCE_LANG, "en"}:  # the Japanese and English pages are the ones visited
+        shutil.rmtree(project / "docs" / code)
+    path = project / "docs" / "en" / "strings.yml"
+    words = yaml.safe_load(path.read_text(encoding="utf-8"))
+    words |= {key: f"{words.get(key, key)} {HOSTILE}" for key in ("name", "site_name", "site_description")}
+    words["ui"] = {key: f"{value} {HOSTILE}" for key, value in words["ui"].items()}
+    path.write_text(yaml.safe_dump(words, allow_unicode=True, sort_keys=False, width=10_000), encoding="utf-8")
+    assert_ok(build(project, folder / "site"))
+    with served(folder / "site") as url:
+        yield url
+
+
+DOM = """() => ({
+    text: document.body.innerText,
+    made: document.querySelectorAll('img[src="x"]').length
+        + [...document.scripts].filter((s) => s.text.trim() === "alert(1)").length,
+    names: [...document.querySelectorAll('a.md-select__link[hreflang="en"]')].map((a) => a.textContent),
+})"""  # what a page shows, the elements made of HOSTILE, what its switcher calls English
+
+
+def test_html_in_strings_yml_shows_as_text_and_never_runs(tab: Tab, hostile_url: str) -> None:
+    """The Japanese home page (its switcher names English), the English pages with a heatmap, the explorer,
+    a notebook, the status page and the 404 page: no dialog, no element made of the text, the text on
+    screen as written."""
+    notebook = next(page for page in PAGES if page.startswith("notebooks/"))
+    shown = [HEAT_PAGES[0], EXPLORER_PAGES[0], notebook, translations.STATUS_PAGE]
+    bad = []
+    for path in ["", *(f"en/{address(page)}" for page in shown), "en/404.html"]:
+        tab_page = tab.open(hostile_url + path)
+        if tab_page.locator("[data-heat]").count():  # the heatmap's words, written by the script
+            tab_page.locator(".lesson-heat__row").first.focus()
+        dom = tab_page.evaluate(DOM)
+        bad += [f"/{path}: {problem}" for problem in tab.visit.dialogs]
+        bad += [f"/{path}: {dom['made']} element(s) made of the text"] if dom["made"] else []
+        bad += [] if HOSTILE in dom["text"] else [f"/{path}: the text is not on screen as written"]
+        if path == "" and not any(HOSTILE in name for name in dom["names"]):
+            bad.append(f"/: the switcher names English {dom['names']}")
+    assert not bad, "\n".join(bad)
+
+
+# -------------------- One page at a time: the live figures, the quiz, the search
+NUMBER, CELL = re.compile(r"-?\d+\.\d\d"), re.compile(r"^\s*(-?\d+\.\d\d|[-–—×·])\s*$")  # a cell: a value, or a mark
+READOUT = """f => [f.querySelector(".lesson-heat__readout").textContent,
+                  [...f.querySelectorAll(".lesson-heat__readout strong")].map((s) => s.textContent),
+                  document.activeElement.getAttribute("aria-label")]"""  # the words, the bold ones, the focus's
+
+
+def heat_words(ui: dict[str, str], labels: list[str], row: list[str], i: int) -> tuple[str, list[int]]:
+    """What row i of a heatmap says, and the columns it attends to (a cell drawn without a number, or a 0 right
+    of the diagonal, is masked): the words of the language's strings.yml, the numbers the figure draws."""
+    seen = [j for j, v in enumerate(row) if NUMBER.fullmatch(v) and not (j > i and v == "0.00")]
+    masked = ui["list_sep"].join(labels[j] for j in range(len(row)) if j not in seen)
+    text = fill(ui["heat_row"], query=labels[i], weights=ui["list_sep"].join(f"{labels[j]} {row[j]}" for j in seen))
+    return text + (fill(ui["heat_masked"], words=masked) if masked else ""), seen
+
+
+def printed(texts: list[str], labels: list[str]) -> list[tuple[dict[str, float], ...]]:
+    """The (scores, weights, weights ×5) each output prints, one line each, as {character: value}."""
+    found = []
+    for text in texts:
+        dicts = []
+        for line in text.splitlines():
+            with contextlib.suppress(ValueError, SyntaxError):
+                value = ast.literal_eval(line[line.index("{"):])
+                dicts += [value] if isinstance(value, dict) and list(value) == labels else []
+        found += [tuple(dicts)] if len(dicts) == 3 else []
+    return found
+
+
+class TestOnePageAtATime:  # a class: its own xdist scope, run beside the visits and the hostile build
+    @in_every_language(HEAT_PAGES)
+    def test_heatmap_rows_answer_pointer_and_keyboard(self, tab: Tab, site_url: str, lang: str, page: str) -> None:
+        """Pointing at a cell (in every row: the diagonal's and the next) writes its row in words: what that character
+        attends to with the numbers the figure draws, the masked ones named, the cell pointed at in bold; a focused
+        row, then ↓ Home End, do the same."""
+        ui, tab_page = PROJECT.strings(lang).ui, tab.open(site_url + prefix(lang) + address(page))
+        specs, figs = figures_of(page, "heatmap", lang), tab_page.locator("[data-heat]")
+        assert figs.count() == len(specs)
+        for spec, fig in zip(specs, figs.all(), strict=True):
+            labels, cells = list(spec["labels"]), fig.locator("svg text").filter(has_text=CELL)
+            n, drawn = len(labels), [text.strip() for text in cells.all_text_contents()]
+            assert len(drawn) == n * n, drawn
+            rows = [heat_words(ui, labels, drawn[i * n:(i + 1) * n], i) for i in range(n)]
+            fig.scroll_into_view_if_needed()
+            centres = cells.evaluate_all("els => els.map((e) => { const r = e.getBoundingClientRect(); "
+                                         "return [r.x + r.width / 2, r.y + r.height / 2]; })")
+            readout = functools.partial(fig.evaluate, READOUT)
+            assert readout()[:2] == [ui["heat_hint"], []]
+            for i, (words, seen) in enumerate(rows):
+                for j in (i, (i + 1) % n):
+                    tab_page.mouse.move(*centres[i * n + j])
+                    bold = [f"{labels[j]} {drawn[i * n + j]}"] if j in seen else []
+                    assert readout()[:2] == [words, bold], f"the pointer on row {i + 1}, column {j + 1}"
+            tab_page.mouse.move(0, 0)
+            assert readout()[:2] == [ui["heat_hint"], []]
+            assert fig.locator(".lesson-heat__row").count() == n
+            fig.locator(".lesson-heat__row").first.focus()
+            for key, i in [(None, 0), *(("ArrowDown", i) for i in range(1, n)), ("Home", 0), ("End", n - 1)]:
+                if key:
+                    tab_page.keyboard.press(key)
+                text, _, focused = readout()
+                assert text == focused == rows[i][0], f"row {i + 1} by the keyboard ({key}): {text} / {focused}"
+        assert not tab.visit.trouble(), tab.visit.trouble()
+
+    @in_every_language(EXPLORER_PAGES)
+    def test_explorer_moves_by_keyboard_and_its_presets_are_the_printed_weights(
+            self, tab: Tab, site: Path, site_url: str, lang: str, page: str) -> None:
+        """The first preset shows the scores and weights (×1, ×5) the page's own listing printed; the second those the
+        exercise's solution printed (a notebook of the language); the arrow keys take the query from one to the other
+        by the grid's steps, and Home brings it back."""
+        tab_page = tab.open(site_url + prefix(lang) + address(page))
+        fig, labels = tab_page.locator("[data-qk]"), list(figures_of(page, "explorer", lang)[0]["labels"])
+        data, n = json.loads(fig.get_attribute("data-qk")), len(labels)
+        listing = printed(tab_page.locator(".result pre").all_inner_texts(), labels)
+        assert len(listing) == 1, f"the listing's printed scores and weights: {listing}"
+        outputs = [html.unescape(re.sub(r"<[^>]+>", "", pre)) for other in PAGES if other != page
+                   for pre in re.findall(r"<pre[^>]*>(.*?)</pre>", page_html(site, lang, other), re.S)]
+        presets, handle = fig.locator(".lesson-qk__preset"), fig.locator(".lesson-qk__handle")
+
+        def shown() -> tuple[dict[str, float], dict[str, float]]:
+            words = fig.locator(".lesson-qk__word").all_inner_texts()
+            values = [float(v) for v in fig.locator(".lesson-qk__value").all_inner_texts()]
+            return dict(zip(words[:n], values[:n], strict=True)), dict(zip(words[n:], values[n:], strict=True))
+
+        def multiply(by: float) -> None:
+            fig.locator(".lesson-qk__scale input").fill(str(data["scales"].index(by)))
+            assert fig.locator(".lesson-qk__scale output").text_content() == f"×{by:g}"
+
+        assert presets.count() == 2 and presets.first.is_enabled()
+        presets.nth(1).click()
+        solution = [t for t in printed(outputs, labels) if t[0] == shown()[0]]
+        assert solution, f"the exercise's preset shows {shown()}, printed nowhere in {lang}"
+        for by, line in ((1.0, 1), (5.0, 2)):  # the listings print the weights of the scores, then of the scores ×5
+            multiply(by)
+            presets.nth(0).click()
+            assert shown() == (listing[0][0], listing[0][line]), f"the listing's preset ×{by:g}"
+            presets.nth(1).click()
+            assert shown() == (solution[0][0], solution[0][line]), f"the exercise's preset ×{by:g}"
+        multiply(1.0)
+        presets.nth(0).click()
+        handle.focus()
+        (x0, y0), (x1, y1) = data["presets"]
+        for keys, steps in ((("ArrowLeft", "ArrowRight"), x1 - x0), (("ArrowDown", "ArrowUp"), y1 - y0)):
+            for _ in range(round(abs(steps) / data["step"])):
+                tab_page.keyboard.press(keys[steps > 0])
+        assert handle.get_attribute("aria-valuetext") == f"q = [{x1:.2f}, {y1:.2f}]"
+        assert shown() == solution[0][:2], "the exercise's query reached by the keyboard"
+        tab_page.keyboard.press("ArrowDown")
+        assert handle.get_attribute("aria-valuetext") == f"q = [{x1:.2f}, {y1 - data['step']:.2f}]"
+        tab_page.keyboard.press("Home")
+        assert shown() == listing[0][:2], "Home: back to the listing's query"
+        assert not tab.visit.trouble(), tab.visit.trouble()
+
+    @in_every_language(QUIZ_PAGES)
+    def test_quiz_answers_open(self, tab: Tab, site_url: str, lang: str, page: str) -> None:
+        details = tab.open(site_url + prefix(lang) + address(page)).locator("article details")
+        assert details.count() == questions(page, lang)
+        for i, item in enumerate(details.all(), 1):
+            answer = item.locator(":scope > :not(summary)").first
+            assert item.evaluate("d => d.open") is False and not answer.is_visible(), f"answer {i} open before a click"
+            item.locator("summary").click()
+            answer.wait_for(state="visible", timeout=2_000)
+            assert item.evaluate("d => d.open") is True and answer.inner_text().strip(), f"answer {i} did not open"
+        assert not tab.visit.trouble(), tab.visit.trouble()
+
+    @pytest.mark.parametrize("lang", list(SEARCHES), ids=list(SEARCHES))
+    def test_search_finds_the_lesson_terms(self, tab: Tab, site_url: str, lang: str) -> None:
+        """Each of the language's SEARCHES lists, among its results, the page it is about."""
+        if lang not in LANGS:
+            pytest.skip(f"no docs/{lang}/ in the tree")
+        tab_page = tab.open(site_url + prefix(lang))
+        tab_page.wait_for_function(SEARCH_READY, polling=50)
+        box = tab_page.locator("input.md-search__input")
+        box.click()
+        for query, expected in SEARCHES[lang]:
+            for typed, no in (("", "!"), (query, "")):  # an empty query first: the last results go
+                box.fill(typed)
+                box.press("End")  # Material reads the query on keyup
+                tab_page.wait_for_function(f"() => {no}document.querySelector('a.md-search-result__link')")
+            hrefs = tab_page.eval_on_selector_all("a.md-search-result__link", "els => els.map(e => e.href)")
+            results = [urlunsplit((*urlsplit(h)[:3], "", "")) for h in hrefs]
+            want = site_url + prefix(lang) + address(expected)
+            assert want in results, f"search {query!r} on /{prefix(lang)}: no result links to {want}; got {results}"
+        assert not tab.visit.trouble(), tab.visit.trouble()
+
+
+# -------------------- The explorer's tasks: ticked ✓ once the reader meets them, by keyboard or pointer, not before
+TASK_PAGES = [page for page in EXPLORER_PAGES if any(spec.get("tasks") for spec in figures_of(page, "explorer"))]
+TIE = 1e-12  # closer than this to a goal's edge (and not on it), a state is met or not as the last bit falls
+
+
+def slack(goal: dict, w: list[float]) -> float:
+    """How far weights `w` are inside a goal (above 0: met), for the goal kinds the pages declare."""
+    if goal["kind"] == "above":
+        return w[goal["at"]] - goal["value"]
+    if goal["kind"] == "more":
+        return w[goal["at"]] - w[goal["than"]]
+    assert goal["kind"] == "even", f"a goal kind this test does not know: {goal}"
+    return goal["within"] - (max(w) - min(w))
+
+
+def verdict(goal: dict, w: list[float]) -> bool | None:
+    """Whether weights `w` meet a goal as the script decides it (strictly above, strictly more, even within),
+    None where a last bit could decide it."""
+    margin = slack(goal, w)
+    return None if 0 < abs(margin) < TIE else margin > 0 or (margin == 0 and goal["kind"] == "even")
+
+
+def explorer_weights(data: dict, q: tuple[float, float], scale: float) -> list[float]:
+    """softmax(scale × k @ q): the scores in float32 (torch's k @ q), the softmax in double."""
+    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]  # noqa: E731
+    scores = [f32(f32(a * f32(q[0])) + f32(b * f32(q[1]))) * scale for a, b in data["keys"]]  # as lesson.js
+    e = [math.exp(s - max(scores)) for s in scores]
+    return [v / sum(e) for v in e]
+
+
+def routes(data: dict, goal: dict) -> tuple[list[str], list[str], tuple[int, float, float]]:
+    """How a reader meets a goal from the figure as drawn, through states clearly not meeting it until the last,
+    which clearly does: by the keyboard, the fewest presses on the multiplier's slider then on the query's handle;
+    by the pointer, a multiplier that alone does not meet it and the point of the plane to click (the nearest).
+    Returns (slider keys, handle keys, (the pointer's multiplier index, x, y))."""
+    grid, scales = round(1 / data["step"]), data["scales"]
+    x0, y0 = (round(v * grid) for v in data["presets"][0])
+    low, high = (round(v * grid) for v in data["range"])
+    s0 = scales.index(1.0)
+    cache: dict[tuple[int, int, int], bool | None] = {}
+
+    def at(s: int, x: int, y: int) -> bool | None:  # the query's grid points as the script has them: k / grid
+        if (s, x, y) not in cache:
+            cache[s, x, y] = verdict(goal, explorer_weights(data, (x / grid, y / grid), scales[s]))
+        return cache[s, x, y]
+
+    def walk(a: int, b: int) -> list[int]:  # the values after a, one step at a time, to b
+        return list(range(a + 1, b + 1)) if b > a else list(range(a - 1, b - 1, -1))
+
+    states = sorted(((s, x, y) for s in range(len(scales)) for x in range(low, high + 1) for y in range(low, high + 1)),
+                    key=lambda c: abs(c[0] - s0) + abs(c[1] - x0) + abs(c[2] - y0))
+    keys = pointer = None
+    for s, x, y in states:
+        if keys and pointer:
+            break
+        if at(s, x, y) is not True:
+            continue
+        path = [(t, x0, y0) for t in walk(s0, s)] + [(s, t, y0) for t in walk(x0, x)] + [(s, x, t) for t in walk(y0, y)]
+        if keys is None and path and all(at(*state) is False for state in path[:-1]):
+            keys = (["ArrowRight" if s > s0 else "ArrowLeft"] * abs(s - s0),
+                    ["ArrowRight" if x > x0 else "ArrowLeft"] * abs(x - x0)
+                    + ["ArrowUp" if y > y0 else "ArrowDown"] * abs(y - y0))
+        if pointer is None and (x, y) != (x0, y0) and at(s, x0, y0) is False:
+            pointer = (s, x / grid, y / grid)
+    assert keys and pointer, f"no route meets {goal} through states that do not: keys {keys}, pointer {pointer}"
+    return *keys, pointer
+
+
+TASKS_STATE = """f => ({
+    done: [...f.querySelectorAll(".lesson-qk__task")].map((t) => t.classList.contains("is-done")),
+    marks: [...f.querySelectorAll(".lesson-qk__mark")].map((m) => m.textContent),
+    texts: [...f.querySelectorAll(".lesson-qk__text")].map((t) => t.textContent),
+    news: f.querySelector(".lesson-qk__news").textContent,
+})"""
+
+
+class TestExplorerTasks:  # a class: its own xdist scope
+    @in_every_language(TASK_PAGES)
+    def test_a_task_is_ticked_when_met_by_keyboard_and_by_pointer_and_not_before(
+            self, tab: Tab, site_url: str, lang: str, page: str) -> None:
+        """The page's tasks (its text, in the language) are a list under the explorer, none ticked when the page
+        opens. For each task: keys on the multiplier and the query, one press at a time, leave it unticked until
+        the press that meets its goal, which ticks it ✓ and says so in the live region in the language's words;
+        then, on a fresh page, one click on the plane where the goal is met does the same."""
+        ui, spec = PROJECT.strings(lang).ui, next(s for s in figures_of(page, "explorer", lang) if s.get("tasks"))
+        url = site_url + prefix(lang) + address(page)
+        tab_page = tab.open(url)
+        fig = tab_page.locator("[data-qk]").filter(has=tab_page.locator(".lesson-qk__task"))
+        data = json.loads(fig.get_attribute("data-qk"))
+        goals = data["goals"]
+        state = fig.evaluate(TASKS_STATE)
+        assert state["texts"] == spec["tasks"] and len(goals) == len(spec["tasks"]), state["texts"]
+        assert state == {"done": [False] * len(goals), "marks": [""] * len(goals), "texts": spec["tasks"], "news": ""}
+        trouble: list[str] = []
+        for i, goal in enumerate(goals):
+            task = spec["tasks"][i]
+            said = fill(ui["qk_task_live"], task=task)
+            # the keyboard: the multiplier's slider, then the query's handle, one press at a time
+            slider_keys, handle_keys, (scale, x, y) = routes(data, goal)
+            trouble += tab.visit.trouble()
+            fig = tab.open(url).locator("[data-qk]").filter(has=tab.page.locator(".lesson-qk__task"))
+            slider, handle = fig.locator(".lesson-qk__scale input"), fig.locator(".lesson-qk__handle")
+            presses = [(slider, key) for key in slider_keys] + [(handle, key) for key in handle_keys]
+            assert presses, f"task {i + 1}: met as the page opens"
+            for n, (control, key) in enumerate(presses, 1):
+                if n == 1 or control is not presses[n - 2][0]:
+                    control.focus()
+                tab.page.keyboard.press(key)
+                state = fig.evaluate(TASKS_STATE)
+                last = n == len(presses)
+                assert state["done"][i] is last and (state["marks"][i] == "✓") is last, \
+                    f"{lang} task {i + 1} ({task}) after {n} of {len(presses)} presses: {state}"
+            assert said in state["news"], f"{lang} task {i + 1}: the live region says {state['news']!r}"
+            # the pointer: a multiplier that alone does not meet the goal, then one click where the query does
+            trouble += tab.visit.trouble()
+            fig = tab.open(url).locator("[data-qk]").filter(has=tab.page.locator(".lesson-qk__task"))
+            fig.locator(".lesson-qk__scale input").fill(str(scale))
+            assert not fig.evaluate(TASKS_STATE)["done"][i], f"{lang} task {i + 1}: ticked by the multiplier alone"
+            fig.scroll_into_view_if_needed()
+            point = fig.evaluate("""(f, [x, y, plane]) => {
+                const p = new DOMPoint(plane.origin[0] + plane.unit * x, plane.origin[1] - plane.unit * y);
+                const s = p.matrixTransform(f.querySelector("svg").getScreenCTM());
+                return [s.x, s.y];
+            }""", [x, y, data["plane"]])
+            tab.page.mouse.click(*point)
+            state = fig.evaluate(TASKS_STATE)
+            assert state["done"][i] and state["marks"][i] == "✓" and said in state["news"], \
+                f"{lang} task {i + 1} ({task}): a click at q = [{x:.2f}, {y:.2f}] ×{data['scales'][scale]:g}: {state}"
+        trouble += tab.visit.trouble()
+        assert not trouble, trouble
