@@ -3,7 +3,7 @@ import timeit
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import profile
+from torch.autograd.profiler import profile
 
 def attention_head(x, W_q, W_k, W_v):  #@save
     q, k, v = x @ W_q, x @ W_k, x @ W_v  # 「完全なアテンションヘッド」の節と同じ計算
@@ -22,7 +22,7 @@ def peak_mib(f, *args):  #@save
     with profile(profile_memory=True) as prof:  # テンソルの確保と解放を、起きた順にすべて記録する
         f(*args)
     live = peak = 0
-    for event in prof.events():
+    for event in prof.function_events:
         live += event.self_cpu_memory_usage  # 確保はプラス、解放はマイナス
         peak = max(peak, live)
     return peak / 2**20
