@@ -55,6 +55,7 @@ from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environ
 from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
+NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
 BUILDING = ".site-building-"
 OLD = ".site-old-"
 
@@ -135,6 +136,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.sigint: Any = None  # the Ctrl-C handler this build replaced
         self.interrupted = False
         self.fallbacks: set[str] = set()
+        self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
         self.warnings = _Warnings()  # `mkdocs build --strict` swaps its site in only without any
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
@@ -449,11 +451,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
             html_text = f'<div lang="{SOURCE_LANG}" dir="ltr">\n{html_text}\n</div>'
-        if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's copy button speaks English only
-            ui = self.site.words[self.lang].ui
-            html_text = (html_text.replace('aria-label="Copy to Clipboard"',
-                                           f'aria-label="{html.escape(ui.get("copy_code", ""))}"')
-                         .replace(">Copied!<", f">{html.escape(ui.get('copied', ''))}<"))
+        if page.file.src_uri.endswith(".ipynb"):  # JupyterLab's CSS once per site (theme/main.html links it)
+            html_text, self.notebook_css = render.notebook_page(html_text, self.site.words[self.lang].ui)
         return html_text
 
     # -- the other languages --------------------------------------------------------------------------------
@@ -472,6 +471,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                     os.replace(built, kept)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.notebook_css:
+            (Path(config.site_dir) / NOTEBOOK_CSS).write_text(self.notebook_css, encoding="utf-8")
         if self.parent is None and not self.config.lang:
             sitemaps = {SOURCE_LANG: Path(config.site_dir) / "sitemap.xml"}
             for code in self.site.languages[1:]:
