@@ -24,9 +24,9 @@
 # %%
 --8<-- "snippets/exercise_1.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **Answer:** the scores become the keys' second column, and the weight moves from 明 and 月 to 床 and 前.
 # Multiplying the scores by 5 concentrates the weights further, as on "Queries and keys".
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_1.py:answer"

@@ -22,16 +22,16 @@
 # %%
 --8<-- "snippets/exercise_2.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **Answer:** without the mask, the head gives the same result as SDPA with `is_causal=False` (up to
 # floating-point error).
 #
 # So what did removing the mask change? Compare with the masked output, position by position.
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_2.py:mask"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # Only the earlier positions, which can now peek at later ones, change; the output of the last character,
 # 光, does not. A language model predicting the next character would be peeking at the answer, which is why
 # it needs the mask.

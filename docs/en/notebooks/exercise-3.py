@@ -23,7 +23,7 @@
 # %%
 --8<-- "snippets/exercise_3.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **Answer:** the power of T the time grows with shows in how many times longer it takes when the length is 4 times
 # as long (1000 → 4000): 4 times means the first power, 16 times the second, so the exponent is
 # log(time ratio) / log(4). An exponent of 2 means time proportional to T²: about 4 times as long each time the
@@ -31,5 +31,5 @@
 # the machine that ran this notebook; on a busy machine or at short lengths, fixed costs can make it come
 # out below 2.
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_3.py:exponent"

@@ -22,8 +22,8 @@
 # %%
 --8<-- "snippets/exercise_1.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **答え：** スコアは各キーの 2 列目になり、重みは「明」「月」から「床」「前」に移ります。スコアを 5 倍すると、「クエリとキー」の節と同じように重みはさらに集中します。
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_1.py:answer"

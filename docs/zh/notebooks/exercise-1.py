@@ -22,8 +22,8 @@
 # %%
 --8<-- "snippets/exercise_1.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **答案：** 分数变成各个键的第二列，权重从“明”“月”移到了“床”“前”。把分数乘以 5，权重会像“查询和键”一节里那样更加集中。
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_1.py:answer"

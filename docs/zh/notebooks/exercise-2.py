@@ -20,13 +20,13 @@
 # %%
 --8<-- "snippets/exercise_2.py:try"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # **答案：** 去掉掩码的头和 `is_causal=False` 的 SDPA 结果相同（在浮点误差范围内）。
 #
 # 那么去掉掩码到底改变了什么？和加掩码的输出比较，看每个位置的最大差。
 
-# %%
+# %% tags=["answer"]
 --8<-- "snippets/exercise_2.py:mask"
 
-# %% [markdown]
+# %% [markdown] tags=["answer"]
 # 变化的只是前面那些现在能偷看后面位置的字，最后的“光”的输出没有变。语言模型预测下一个字时，这种偷看就等于看着答案做题，所以需要掩码。

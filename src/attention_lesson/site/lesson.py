@@ -80,8 +80,9 @@ def notebook_page(text: str, path: str) -> Page:
                 if source.INCLUDE.match(text_line):
                     includes.append((start + 2 + k, text_line.strip()))
         else:
-            fences.append(Fence(start + 1, "```", 'python exec="on" session="notebook"', "\n".join(body),
-                                "python", {"exec": "on", "session": "notebook"}))
+            header = CELL.match(lines[start])["rest"].strip()  # a code cell's tags are the same in every language
+            fences.append(Fence(start + 1, "```", f'python exec="on" session="notebook" {header}'.strip(),
+                                "\n".join(body), "python", {"exec": "on", "session": "notebook"}))
             includes += [(start + 2 + k, b.strip()) for k, b in enumerate(body) if source.INCLUDE.match(b)]
     return Page(path, fences, prose, includes, values)
 

@@ -19,6 +19,7 @@ import nbformat
 
 from attention_lesson.site import source, strings
 from attention_lesson.site.lesson import PageRun
+from attention_lesson.site.render import ANSWER
 from attention_lesson.site.store import MAX_AGE, write_atomically
 
 
@@ -29,9 +30,12 @@ def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, pa
     outputs = iter(run.outputs)
     for index, cell in enumerate(nb.cells, 1):
         cell["id"] = f"cell-{index}"
+        tags = [tag for tag in cell.metadata.get("tags", []) if tag == "answer"]  # the one tag the site reads
         cell.metadata.clear()
+        if tags:
+            cell.metadata["tags"] = tags
         if cell.cell_type == "markdown":
-            cell.source = fill(cell.source)
+            cell.source = (f"{ANSWER}\n" if tags else "") + fill(cell.source)
             continue
         if cell.cell_type != "code":
             continue

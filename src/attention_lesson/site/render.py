@@ -109,4 +109,38 @@ def notebook_page(content: str, ui: dict[str, str]) -> tuple[str, str]:
     content = _STYLE.sub("", content).replace('<clipboard-copy ,=""', "<clipboard-copy")
     content = content.replace('aria-label="Copy to Clipboard"', f'aria-label="{html.escape(ui.get("copy_code", ""))}"')
     content = content.replace(">Copied!<", f">{html.escape(ui.get('copied', ''))}<")
-    return content, css
+    return fold_answers(content, ui.get("answer", "")), css
+
+
+_CELL = re.compile(r'<div class="jp-Cell ')
+_DIV = re.compile(r"<div\b|</div>")
+ANSWER = "<!-- lesson:answer -->"
+"""How notebooks.executed marks a markdown cell tagged ``answer`` (nbconvert writes no tag class for those)."""
+
+
+def fold_answers(content: str, label: str) -> str:
+    """The cells a notebook tags ``answer`` (from the first to the last) in a closed ``<details>``: a learner
+    tries before reading the answer, with or without JavaScript."""
+    first = _CELL.search(content)
+    if first is None:
+        return content
+    cells, depth, start = [], 0, None
+    for match in _DIV.finditer(content, first.start()):
+        if match[0] == "</div>":
+            depth -= 1
+            if depth == 0:
+                cells.append((start, match.end()))
+            if depth < 0:
+                break
+        else:
+            if depth == 0:
+                if not content.startswith('<div class="jp-Cell ', match.start()):
+                    break
+                start = match.start()
+            depth += 1
+    answers = [(a, b) for a, b in cells if "celltag_answer" in content[a:b] or ANSWER in content[a:b]]
+    if not answers:
+        return content
+    begin, end = answers[0][0], answers[-1][1]
+    return (f'{content[:begin]}<details class="success lesson-answer"><summary>{html.escape(label)}</summary>\n'
+            f"{content[begin:end]}\n</details>{content[end:]}")
