@@ -53,9 +53,9 @@ def sections(project: Project) -> list[tuple[str, list[source.Step]]]:
     return found
 
 
-def _expanded(fence: source.Fence, project: Project, path: str) -> tuple[str, str, tuple[str, ...]]:
+def _expanded(fence: source.Fence, project: Project, path: str) -> tuple[str, str, tuple[str, ...], bool, str]:
     code, origins = source.expand(fence.body, project.snippets, f"{path}:{fence.line}")
-    return code, f"{path}:{fence.line}", tuple(origins)
+    return code, f"{path}:{fence.line}", tuple(origins), False, source.listing_file(origins, project.snippets)
 
 
 def title(project: Project, lang: str, page: str) -> str:

@@ -56,6 +56,9 @@ from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
+NOT_DOWNLOADED = {"attention.py"}
+"""Listings published for download are the ones a reader runs with torch alone; the terminal lesson needs the
+repository."""
 BUILDING = ".site-building-"
 OLD = ".site-old-"
 
@@ -319,6 +322,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             files.append(self._notebook(page, config))
         files.append(File.generated(config, translations.STATUS_PAGE,
                                     content=translations.status_markdown(site.project, site.words, lang)))
+        for path in sorted(site.project.snippets.rglob("*")):  # each listing and its data, to download
+            if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED:
+                uri = path.relative_to(site.project.root).as_posix()
+                files.append(File(uri, str(site.project.root), config.site_dir, config.use_directory_urls))
         return files
 
     def _run_everything(self) -> None:
@@ -415,9 +422,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             return ""
         escape = render.markdown_text if not options.get("result") and not options.get("html") else None
         output = strings.localize_output(block["output"], block["literals"], words, escape)
-        return markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
-                                         transform_source=lambda code: (code, strings.localize_source(code, words)),
-                                         **options)
+        shown = markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
+                                          transform_source=lambda code: (code, strings.localize_source(code, words)),
+                                          **options)
+        title = (options.get("extra") or {}).get("title", "")
+        if options.get("source") and render.downloadable(title, self.site.project.root):
+            return str(shown) + render.download_link(title, self._page.url, words.ui.get("download_listing", ""))
+        return shown
 
     def _figure(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                 **kwargs: Any) -> str:

@@ -63,6 +63,18 @@ def error_page(folder: Path, error: str) -> None:
         (folder / name).write_text(page, encoding="utf-8")
 
 
+def downloadable(title: str, root: Path) -> bool:
+    """Whether a block's title names a listing of the project (``snippets/<name>.py``) a reader can download."""
+    return bool(re.fullmatch(r"snippets/[\w-]+\.py", title)) and (root / title).is_file()
+
+
+def download_link(title: str, url: str, label: str) -> str:
+    """A link under a listing to its file, published beside the pages (``snippets/<name>.py``)."""
+    href = "../" * url.count("/") + title
+    return (f'<p class="lesson-download"><a href="{html.escape(href)}" download>{html.escape(label)}: '
+            f"<code>{html.escape(title.rsplit('/', 1)[-1])}</code></a></p>")
+
+
 def lines(code: str) -> list[str]:
     """Code compared line by line, blank lines and trailing spaces aside (includes add a final blank line)."""
     return [line.rstrip() for line in code.splitlines() if line.strip()]

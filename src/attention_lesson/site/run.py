@@ -226,6 +226,8 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
     filename = f"<{step.where}>"
     if step.kind == "run":
         buffer = _Output(limits.output, step.where)
+        if step.file:
+            namespace["__file__"] = step.file  # a whole listing runs as the reader's `python snippets/x.py` does
         try:
             compiled = compile(step.code, filename, "exec")
             with _time_limit(limits.seconds, step.where), contextlib.redirect_stdout(buffer), \

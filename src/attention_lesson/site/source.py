@@ -159,6 +159,16 @@ class Step:
     where: str  # file:line
     origins: tuple[str, ...] = ()
     hidden: bool = False
+    file: str = ""  # a block whose code all comes from one listing: its path, the listing's __file__ as it runs
+
+
+def listing_file(origins: list[str], snippets: Path) -> str:
+    """The path of the one listing a block's code all comes from (its ``__file__`` when it runs, as when a reader
+    runs the file: a listing reads its data beside itself), or "" for any other block."""
+    files = {origin.rsplit(":", 1)[0] for origin in origins}
+    if len(files) != 1 or not (name := files.pop()).startswith("snippets/"):
+        return ""
+    return str((snippets / name.removeprefix("snippets/")).resolve())
 
 
 def figure_spec(fence: Fence, where: str) -> dict[str, object]:
@@ -197,7 +207,8 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
                 session = f"#{anonymous}"
             code, origins = expand(fence.body, snippets, where)
             hidden = fence.options.get("hide", "").lower() in TRUE
-            order.append((fence.line, session, Step("run", code, where, tuple(origins), hidden)))
+            file = listing_file(origins, snippets)
+            order.append((fence.line, session, Step("run", code, where, tuple(origins), hidden, file)))
         elif fence.lang == "figure":
             code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
             order.append((fence.line, "", Step("figure", code, where)))
