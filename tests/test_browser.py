@@ -264,8 +264,6 @@ def hostile_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     session's store, warm once `site` is built) and served."""
     folder = tmp_path_factory.mktemp("hostile")
     project = copy_project(folder)
-    package = Path("src", "attention_lesson", "site")  # copy_project leaves it out: its ignore_patterns has "site"
-    shutil.copytree(ROOT / package, project / package, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     for code in set(LANGS) - {SOURCE_LANG, "en"}:  # the Japanese and English pages are the ones visited
         shutil.rmtree(project / "docs" / code)
     path = project / "docs" / "en" / "strings.yml"
@@ -582,3 +580,60 @@ class TestExplorerTasks:  # a class: its own xdist scope
                 f"{lang} task {i + 1} ({task}): a click at q = [{x:.2f}, {y:.2f}] ×{data['scales'][scale]:g}: {state}"
         trouble += tab.visit.trouble()
         assert not trouble, trouble
+
+
+# -------------------- A right-to-left language: code, inline code, numbers and figures stay left to right
+def arabic_page(japanese: str) -> str:
+    """The Japanese page with its prose in Arabic words; headings, values, inline code and code blocks kept."""
+    lines, fence = [], None
+    for line in japanese.splitlines():
+        opening = re.match(r"^\s*(`{3,}|~{3,})", line)
+        if opening and fence is None:
+            fence = opening[1]
+        elif fence and line.strip().startswith(fence):
+            fence = None
+        elif fence is None and line.strip():
+            kept = " ".join(re.findall(r"`[^`]*`|\{\{.*?\}\}|\[[^\]]*\]\([^)]*\)", line))
+            line = ("# " if line.startswith("# ") else "") + f"نص عربي {kept} نهاية"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def rtl_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A copy with a scratch right-to-left language, ``ar``: its name and one translated page (the explorer's)."""
+    folder = tmp_path_factory.mktemp("rtl")
+    project = copy_project(folder)
+    for code in set(LANGS) - {SOURCE_LANG}:
+        shutil.rmtree(project / "docs" / code)
+    page = EXPLORER_PAGES[0]
+    (project / "docs" / "ar").mkdir()
+    (project / "docs" / "ar" / "strings.yml").write_text('name: "العربية"\n', encoding="utf-8")
+    (project / "docs" / "ar" / page).write_text(arabic_page((ROOT / "docs" / SOURCE_LANG / page).read_text("utf-8")),
+                                               encoding="utf-8")
+    assert_ok(build(project, folder / "site"))
+    with served(folder / "site") as url:
+        yield url, page
+
+
+LTR = """() => {
+  const inline = [...document.querySelectorAll(".md-typeset p code")].filter((c) => /\\d, \\d/.test(c.textContent));
+  const order = inline.map((c) => { const r = document.createRange(), t = c.firstChild;
+    r.setStart(t, 0); r.setEnd(t, 1); const first = r.getBoundingClientRect().left;
+    r.setStart(t, t.length - 1); r.setEnd(t, t.length); return first < r.getBoundingClientRect().left; });
+  const dir = (sel) => [...document.querySelectorAll(sel)].map((e) => getComputedStyle(e).direction);
+  return {page: getComputedStyle(document.body).direction, inline: order, code: dir(".md-typeset pre"),
+          figures: dir(".lesson-figure svg"), japanese: dir(".md-content [lang=ja]")};
+}"""
+
+
+def test_a_right_to_left_page_keeps_code_numbers_and_figures_left_to_right(tab: Tab, rtl_url: tuple[str, str]) -> None:
+    url, page = rtl_url
+    seen = tab.open(f"{url}ar/{address(page)}").evaluate(LTR)
+    assert seen["page"] == "rtl"
+    assert seen["inline"] and all(seen["inline"]), f"inline code such as [1, 0] read out of order: {seen['inline']}"
+    assert seen["code"] and set(seen["code"]) == {"ltr"}
+    assert seen["figures"] and set(seen["figures"]) == {"ltr"}
+    fallback = next(p for p in PAGES if p.endswith(".md") and p != page and p != "index.md")
+    seen = tab.open(f"{url}ar/{address(fallback)}").evaluate(LTR)
+    assert seen["japanese"] == ["ltr"], "an untranslated page keeps the Japanese direction"
