@@ -2,29 +2,28 @@
 
 A page's ``figure`` block names a kind and gives its ``data`` (values the runner evaluated: plain lists and
 numbers) and its ``text`` (strings in the page's language, written by a translator, so never trusted: all of it
-is escaped, and matplotlib draws it as plain text, ``$`` included); :func:`render` returns the ``<figure>``::
+is escaped); :func:`render` returns the ``<figure>``::
 
     render("heatmap", {"values": weights}, {"title": ..., "labels": "床前明月光", ...}, ui, "fig-1")
 
-The SVG keeps its text as ``<text>`` elements, so the browser draws it in the page's fonts; text, axes and ticks
-are ``currentColor`` on a transparent background, and a heatmap's cells take the palette's colours (CSS custom
-properties, lesson.css), so one SVG reads on the light and the dark palette. Text is at least 11 CSS px when a figure
-is shown 390 px wide, and the output is byte-identical from one build to the next. No numpy or torch here:
-matplotlib is imported when a figure is drawn. The explorer (section 2's live figure) is drawn by explorer.py.
+Each figure is inline SVG written here as text (no plotting library, no numpy): its words are ``<text>`` elements,
+so the browser draws them in the page's fonts; text, axes and ticks are ``currentColor`` on a transparent
+background, and a heatmap's cells take the palette's colours (CSS custom properties, lesson.css), so one SVG reads
+on the light and the dark palette. A viewBox unit is a CSS px at the figure's max-width; text is at least 11 CSS px
+when a figure is shown 390 px wide, and the output is byte-identical from one build to the next. Text widths are
+estimated (:func:`_em`), which is all the layout needs. The explorer (section 2's live figure) is drawn by
+explorer.py.
 """
 
 from __future__ import annotations
 
 import html
-import io
 import json
 import math
 import numbers
 import re
 import unicodedata
-import warnings
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 KINDS = ("heatmap", "bars", "lines", "explorer")
 
@@ -33,7 +32,6 @@ class FigureError(ValueError):
     """A figure's declaration is wrong: one line naming the key and what was expected."""
 
 
-_INK = "#010203"  # drawn in this colour, then written as currentColor (no data series uses it)
 # Data colours: a contrast of at least 3:1 against both white and the dark palette's #1e2129.
 _BLUE, _ORANGE, _GREY, _PURPLE = "#3b82f6", "#e06c00", "#8a8f98", "#a855f7"
 # The heatmap's steps (one per 0.1 of the scale) in the light palette, and each step's text, at least 4.5:1 on it.
@@ -42,17 +40,8 @@ _BLUE, _ORANGE, _GREY, _PURPLE = "#3b82f6", "#e06c00", "#8a8f98", "#a855f7"
 _HEAT = ("#eef0fb", "#d5daf2", "#bdc5e9", "#a6b0df", "#8f9bd5", "#7986cb",
          "#5d6cb8", "#4f5fac", "#3c4c9d", "#2a388d", "#1a237e")
 _HEAT_TEXT = ("#111322",) * 6 + ("#ffffff",) * 5
-_PX_PER_INCH, _PHONE_PX, _MIN_PX = 96, 390, 11
-_RC = {
-    "svg.fonttype": "none", "svg.hashsalt": "attention-lesson", "svg.image_inline": True,
-    # Only matplotlib's bundled font measures the text (the browser draws it with the page's fonts).
-    "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"], "text.parse_math": False, "text.usetex": False,
-    "text.color": _INK, "axes.edgecolor": _INK, "axes.labelcolor": _INK, "axes.titlecolor": _INK,
-    "xtick.color": _INK, "ytick.color": _INK, "grid.color": _INK, "grid.alpha": 0.15,
-    "axes.facecolor": "none", "figure.facecolor": "none", "savefig.facecolor": "none", "savefig.edgecolor": "none",
-    "savefig.transparent": True, "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-    "lines.linewidth": 2.0, "lines.markersize": 6, "path.simplify": True,
-}
+_PHONE_PX, _MIN_PX, _PAD = 358, 11, 8  # a figure's width on a 390 px phone, its least text (CSS px), a margin
+_GRID = 'stroke="currentColor" stroke-opacity="0.15" stroke-width="0.8"'
 
 
 # ------------------------------------------------------------------------------------------ the declaration
@@ -131,7 +120,7 @@ class _Decl:
         return [float(v) for v in value]
 
 
-# ----------------------------------------------------------------------------------------- text and style
+# ------------------------------------------------------------------------------------------- text and SVG
 
 
 def _cell_text(value: float) -> str:
@@ -143,10 +132,15 @@ def _esc(s: str) -> str:
     return html.escape(s, quote=True)
 
 
-def _min_pt(width_in: float) -> float:
-    """The smallest font size, in points, that is 11 CSS px when a figure `width_in` inches wide is shown 390 px
-    wide (or at its max-width, if that is narrower), rounded up to a quarter point."""
-    return math.ceil(_MIN_PX * width_in * 72 / min(_PHONE_PX, width_in * _PX_PER_INCH) * 4 - 1e-9) / 4
+def _n(v: float) -> str:
+    """A coordinate as the SVG writes it: to a tenth of a unit, never "-0"."""
+    return f"{round(v, 1) + 0.0:g}"
+
+
+def _min_px(width: float) -> float:
+    """The smallest font size, in units, that is 11 CSS px when a figure `width` units wide (and at most `width` px)
+    is shown 390 px wide, rounded up to a quarter unit."""
+    return math.ceil(_MIN_PX * width / min(_PHONE_PX, width) * 4 - 1e-9) / 4
 
 
 def _em(s: str) -> float:
@@ -154,12 +148,12 @@ def _em(s: str) -> float:
     return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.6 for c in s)
 
 
-def _wrap(s: str, size: float, width_pt: float) -> str:
-    """`s` in lines of at most `width_pt` at `size` pt, broken between words or between wide characters."""
+def _wrap(s: str, size: float, width: float) -> str:
+    """`s` in lines of at most `width` units at `size`, broken between words or between wide characters."""
     lines = [""]
     for token in re.findall(r"[^\s\u2e80-\uffef]+\s*|\S\s*", " ".join(s.split())):
         if (not lines[-1] or token[0] in "、。，．・：；！？）」』】,.:;!?)]}"
-                or _em(lines[-1] + token.rstrip()) * size <= width_pt):
+                or _em(lines[-1] + token.rstrip()) * size <= width):
             lines[-1] += token
         else:
             lines.append(token)
@@ -170,48 +164,27 @@ def _lines_of(s: str) -> int:
     return s.count("\n") + 1
 
 
-@contextmanager
-def _style(f: float) -> Iterator[None]:
-    """The figure style with fonts of at least `f` pt, and no warning for glyphs matplotlib's font lacks."""
-    import matplotlib
-
-    sizes = {"font.size": max(10, f), "axes.titlesize": max(10.5, f), "axes.labelsize": max(10, f),
-             "xtick.labelsize": max(10, f), "ytick.labelsize": max(9.5, f), "legend.fontsize": max(9.5, f)}
-    with matplotlib.rc_context(_RC | sizes), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
-        yield
+def _text(x: float, y: float, s: str, size: float, anchor: str = "middle", more: str = "", gap: float = 1.2) -> str:
+    """`s` (escaped; one line per "\\n", `gap` em apart) as <text>; (x, y) is the first line's baseline, `more` any
+    further attributes (a rotation is about (x, y), and its lines then follow each other rightwards)."""
+    rows = s.split("\n")
+    body = _esc(s) if len(rows) == 1 else "".join(
+        f'<tspan x="{_n(x)}" dy="{_n(size * gap) if i else 0}">{_esc(r)}</tspan>' for i, r in enumerate(rows))
+    return f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" text-anchor="{anchor}"{more}>{body}</text>'
 
 
-def _render(fig: object, alt: str, ident: str, paint: Mapping[str, str] | None = None) -> str:
-    """`fig` as an SVG element to inline: no prolog, currentColor ink, ids scoped by `ident`, alt text, LTR; each
-    colour `paint` names (#rrggbb) written as its CSS value. Only tags are rewritten, never the text between them
-    (the page's), whose quotes are escaped too."""
-    paint = {_INK: "currentColor"} | dict(paint or {})
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    svg = buffer.getvalue()
-    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg[svg.index("<svg") :], flags=re.S)
-    # matplotlib's `*{stroke-linejoin…}` rule would apply to the whole page once inlined: the root says it.
-    svg = re.sub(r"\s*\n\s*", "\n", re.sub(r"\s*<defs>\s*<style[^>]*>.*?</style>\s*</defs>", "", svg, flags=re.S))
-    refs = {i for t in re.findall(r"<[^<>]+>", svg) for p in re.findall(r'url\(#([^)]+)\)|href="#([^"]+)"', t)
-            for i in p if i}
+def _up(x: float, y: float) -> str:
+    """The attribute that turns a text about (x, y) to read upwards."""
+    return f' transform="rotate(-90 {_n(x)} {_n(y)})"'
 
-    def tag(match: re.Match) -> str:
-        t = re.sub("|".join(paint), lambda m: paint[m[0]], match[0])
-        t = re.sub(r"font-family: [^;\"]*;?\s*", "", t)  # the page's font
-        t = re.sub(r'd="([^"]*)"', lambda m: 'd="' + " ".join(m[1].split()) + '"', t)
-        t = re.sub(r' id="([^"]+)"', lambda m: f' id="{ident}-{m[1]}"' if m[1] in refs else "", t)
-        return re.sub(r'(url\(#|href="#)', rf"\1{ident}-", t)
 
-    svg = re.sub(r"<[^<>]+>", tag, svg)
-    svg = re.sub(r">([^<]+)<", lambda m: ">" + m[1].replace('"', "&quot;").replace("'", "&#x27;") + "<", svg)
-    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+def _svg(width: float, height: float, alt: str, body: list[str]) -> str:
+    """The SVG element to inline: its ink currentColor, its size the viewBox's at most, its alt text as its name."""
     label = _esc(" ".join(alt.split()))
-    root = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
-            f'viewBox="0 0 {width:g} {height:g}" width="100%" role="img" aria-label="{label}" direction="ltr" '
-            f'class="lesson-figure-svg" style="max-width: {round(width / 72 * _PX_PER_INCH)}px; height: auto; '
-            f'display: block; margin: 0 auto" stroke-linejoin="round" stroke-linecap="butt">\n<title>{label}</title>')
-    return re.sub(r"<svg [^>]*>", lambda _: root, svg, count=1).strip()
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" width="100%" '
+            f'role="img" aria-label="{label}" direction="ltr" class="lesson-figure-svg" style="max-width: '
+            f'{math.ceil(width)}px; height: auto; display: block; margin: 0 auto" fill="currentColor" '
+            f'stroke-linejoin="round" stroke-linecap="butt">\n<title>{label}</title>\n' + "\n".join(body) + "\n</svg>")
 
 
 def _figure(kind: str, svg: str, caption: str) -> str:
@@ -226,20 +199,12 @@ def _json(value: object) -> str:
 
 # ------------------------------------------------------------------------------------------------ heatmap
 
-_CELL, _HEAT_MAX = 0.56, 10  # a cell, in inches; the largest T whose cells hold their numbers on a phone
-_HEAT_PAINT = {f"#020{part}{k:02x}": f"var(--lesson-heat-{name}{k}, {colours[k]})"  # drawn in #0201NN, #0202NN
-               for part, name, colours in ((1, "", _HEAT), (2, "text-", _HEAT_TEXT)) for k in range(len(_HEAT))}
-_HEAT_PAINT["#020300"] = "var(--md-default-bg-color, #ffffff)"  # behind a masked cell's text, over its hatching
+_CELL, _HEAT_MAX = 54, 10  # a cell's side; the largest T whose cells hold their numbers on a phone
 
 
 def _heatmap(d: _Decl, ident: str) -> str:
     """A T×T matrix, each cell showing its value in its step's colours; a 0 above the diagonal is masked: hatched,
     its 0.00 in the text colour on the page's. Its rows answer a pointer or the keyboard (lesson.js reads data-heat)."""
-    from matplotlib.colors import to_rgba
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
-    from matplotlib.ticker import FixedLocator
-
     values = d.matrix("values", "a square matrix of numbers")
     T = len(values)
     if len(values[0]) != T or T > _HEAT_MAX:
@@ -249,60 +214,58 @@ def _heatmap(d: _Decl, ident: str) -> str:
         d.fail(f"labels must be at most 30 characters (18 wide ones) each, got {max(names, key=_em)!r:.40}")
     flat = _flat(values)
     low, high = min(0.0, *flat), max(1.0, *flat)  # weights share one scale, so the pages' figures compare
-    cell, f, last = _CELL, 8.25, None
+    C, side, f, last = _CELL, _CELL * T, float(_MIN_PX), None
     while f != last:  # the margins depend on the font sizes, and these on the width: to their fixed point
-        last, tick, lab, head = f, max(12, f), max(10, f), max(11, f + 1)
-        lw = max(map(_em, names)) * tick / 72
-        rotate = lw > cell * 0.95
-        xl, yl = _wrap(xlabel, lab, cell * T * 72), _wrap(ylabel, lab, cell * T * 72)
-        left = max(0.8, 0.24 + _lines_of(yl) * lab * 1.2 / 72 + lw)
-        width, centre = left + cell * T + 0.3, left + cell * T / 2
-        tl = _wrap(title, head, 2 * min(centre, width - centre) * 72 - 8)
-        top = max(0.85, 0.28 + _lines_of(tl) * head * 1.25 / 72 + _lines_of(xl) * lab * 1.2 / 72
-                  + (lw if rotate else tick / 72))
-        height, f = top + cell * T + 0.12, _min_pt(width)
-    with _style(f):
-        grid, hatch = to_rgba(_INK, 0.3), to_rgba(_INK, 0.22)
-        fig = Figure(figsize=(width, height))
-        ax = fig.add_axes((left / width, 0.12 / height, cell * T / width, cell * T / height))
-        for i, row in enumerate(values):
-            for j, v in enumerate(row):
-                if j > i and v == 0:  # masked
-                    ax.add_patch(Rectangle((j, i), 1, 1, facecolor="none", edgecolor=grid, lw=0.6, hatch="//",
-                                           hatchcolor=hatch))
-                    ax.text(j + 0.5, i + 0.5, _cell_text(v), ha="center", va="center", fontsize=max(9, f), color=_INK,
-                            bbox={"boxstyle": "square,pad=0.2", "facecolor": "#020300", "edgecolor": "none"})
-                    continue
-                step = min(len(_HEAT) - 1, max(0, int((round(v, 2) - low) / (high - low) * (len(_HEAT) - 1) + 0.5)))
-                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=f"#0201{step:02x}", edgecolor=grid, lw=0.6))
-                ax.text(j + 0.5, i + 0.5, _cell_text(v), ha="center", va="center", fontsize=max(9.5, f),
-                        color=f"#0202{step:02x}")
-        ax.set(xlim=(0, T), ylim=(T, 0), aspect="equal")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_locator(FixedLocator([i + 0.5 for i in range(T)]))
-        ax.set_xticklabels(names, fontsize=tick, rotation=90 if rotate else 0)
-        ax.set_yticklabels(names, fontsize=tick)
-        ax.xaxis.tick_top()
-        ax.xaxis.set_label_position("top")
-        ax.tick_params(length=0, pad=4)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-        ax.set_xlabel(xl, labelpad=6, fontsize=lab)
-        ax.set_ylabel(yl, labelpad=6, fontsize=lab)
-        fig.suptitle(tl, x=centre / width, y=1 - 0.06 / height, va="top", fontsize=head)
-        svg = _render(fig, d.string("alt"), ident, _HEAT_PAINT)
-    reach = max(0.28, lw + 0.11)  # a row's button also covers its label, left of the cells
+        last, tick, lab, head, num = f, max(16, f), max(13.5, f), max(15, f + 1.5), max(12.5, f)
+        lw = max(map(_em, names)) * tick
+        rotate = lw > C * 0.95
+        xl, yl = _wrap(xlabel, lab, side), _wrap(ylabel, lab, side)
+        left = math.ceil(max(77, 2 * _PAD + _lines_of(yl) * lab * 1.2 + lw + 12))
+        width, centre = left + side + 29, left + side / 2
+        tl = _wrap(title, head, 2 * min(centre, width - centre) - 2 * _PAD)
+        top = math.ceil(max(82, _PAD + _lines_of(tl) * head * 1.25 + _lines_of(xl) * lab * 1.2 + (lw if rotate
+                                                                                                 else tick) + 18))
+        height, f = top + side + 12, _min_px(left + side + 29)
+    ybase = left - 12 - lw - lab * 0.25 - (_lines_of(yl) - 1) * lab * 1.2  # the y label's first line
+    body = [f'<defs><pattern id="{ident}-hatch" patternUnits="userSpaceOnUse" width="8" height="8">'
+            '<path d="M-2 2l4-4M0 8l8-8M6 10l4-4" stroke="currentColor" stroke-opacity="0.22"/></pattern></defs>',
+            _text(centre, _PAD + head * 0.9, tl, head, gap=1.25),
+            _text(centre, top - (lw if rotate else tick) - 12 - lab * 0.25 - (_lines_of(xl) - 1) * lab * 1.2, xl, lab),
+            _text(ybase, top + side / 2, yl, lab, more=_up(ybase, top + side / 2))]
+    for k, name in enumerate(names):
+        x, y = left + (k + 0.5) * C, top + (k + 0.5) * C
+        body.append(_text(x, top - 6, name, tick, "start", ' dy="0.35em"' + _up(x, top - 6)) if rotate
+                    else _text(x, top - 6 - tick * 0.22, name, tick))
+        body.append(_text(left - 6, y, name, tick, "end", ' dy="0.35em"'))
+    body.append('<g stroke="currentColor" stroke-width="0.8">')
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            x, y, t = left + j * C, top + i * C, _cell_text(v)
+            cell = f'x="{_n(x)}" y="{_n(y)}" width="{C}" height="{C}" stroke-opacity="0.3"'
+            if j > i and v == 0:  # masked
+                w, h = (len(t) * 0.5 + 0.4) * num, 1.3 * num
+                body.append(f'<rect {cell} fill="url(#{ident}-hatch)"/><rect x="{_n(x + (C - w) / 2)}" '
+                            f'y="{_n(y + (C - h) / 2)}" width="{_n(w)}" height="{_n(h)}" stroke="none" '
+                            f'style="fill: var(--md-default-bg-color, #ffffff)"/>'
+                            + _text(x + C / 2, y + C / 2, t, num, more=' dy="0.35em" stroke="none"'))
+                continue
+            step = min(len(_HEAT) - 1, max(0, int((round(v, 2) - low) / (high - low) * (len(_HEAT) - 1) + 0.5)))
+            body.append(f'<rect {cell} style="fill: var(--lesson-heat-{step}, {_HEAT[step]})"/>' + _text(
+                x + C / 2, y + C / 2, t, num, more=f' dy="0.35em" stroke="none" style="fill: '
+                                                   f'var(--lesson-heat-text-{step}, {_HEAT_TEXT[step]})"'))
+    svg = _svg(width, height, d.string("alt"), [*body, "</g>"])
+    reach = max(27, lw + 10)  # a row's button also covers its label, left of the cells
     data = {
         "labels": names,
         "weights": [[None if j > i and v == 0 else _cell_text(v) for j, v in enumerate(r)]  # None: masked
                     for i, r in enumerate(values)],
         "box": [round(100 * (left - reach) / width, 3), round(100 * top / height, 3),  # a row: left, top, width,
-                round(100 * (reach + cell * T) / width, 3), round(100 * cell / height, 3)],  # height, in %
-        "cells": [round(100 * left / width, 3), round(100 * cell / width, 3)],  # the first's left, a cell's width
+                round(100 * (reach + side) / width, 3), round(100 * C / height, 3)],  # height, in %
+        "cells": [round(100 * left / width, 3), round(100 * C / width, 3)],  # the first's left, a cell's width
         "text": {k: d.ui[f"heat_{k}"] for k in ("hint", "row", "masked")} | {"sep": d.ui["list_sep"]},
     }
     return (f'<figure class="lesson-figure lesson-heat" data-heat="{_json(data)}">\n<div class="lesson-heat__plot" '
-            f'dir="ltr" style="max-width: {round(width * _PX_PER_INCH)}px">\n{svg}\n</div>\n'
+            f'dir="ltr" style="max-width: {math.ceil(width)}px">\n{svg}\n</div>\n'
             f'<p class="lesson-heat__readout"></p>\n<figcaption>{_esc(d.string("caption", d.string("alt")))}'
             f"</figcaption>\n</figure>")
 
@@ -312,9 +275,8 @@ def _heatmap(d: _Decl, ident: str) -> str:
 
 def _bars(d: _Decl, ident: str) -> str:
     """Panels of bars, one per label, each value written above its bar (no y axis). Panels that are weights (not
-    negative, summing to 1) share their scale; a row has as many panels as leave room for the values on a phone."""
-    from matplotlib.figure import Figure
-
+    negative, summing to 1) share one scale, 0 to 1; a row has as many panels as leave room for the values on a
+    phone."""
     panels = d.matrix("values", "a list of panels, each a list of numbers (one per label)")
     n = len(panels[0])
     names, titles = d.labels(n), d.strings("panels", len(panels), f"a list of {len(panels)} titles (one per panel)")
@@ -322,38 +284,41 @@ def _bars(d: _Decl, ident: str) -> str:
     slot = max(_em(t) for p in texts for t in p) + 0.7  # a bar's room, in em of its value's text
     fit = int(_PHONE_PX * 0.9 // (n * slot * _MIN_PX))
     cols = max(1, min(len(panels), fit))
-    rows = -(-len(panels) // cols)
-    width = min(6.4, max(4.0, 2.6 * cols))
-    f = _min_pt(width)
-    tick, sub, head = max(12, f), max(10.5, f), max(11, f + 1)
-    title = _wrap(d.string("title"), head, width * 72 - 10)
-    heads = [_wrap(t, sub, width * 72 / cols - 12) for t in titles]
-    rotate = max(map(_em, names)) > slot * 0.8
-    row = 1.5 + max(map(_lines_of, heads)) * sub * 1.3 / 72 + (max(map(_em, names)) if rotate else 1.3) * tick / 72
+    rows, width = -(-len(panels) // cols), min(614, max(384, 250 * cols))
+    f = _min_px(width)
+    tick, sub, head, num = max(16, f), max(14, f), max(15, f + 1.5), max(12.5, f)
+    title = _wrap(d.string("title"), head, width - 2 * _PAD)
+    pw = (width - 2 * _PAD) / cols  # a panel's width
+    heads = [_wrap(t, sub, pw - 12) for t in titles]
+    lw = max(map(_em, names)) * tick
+    rotate, room = lw / tick > slot * 0.8, (num if fit else max(_em(t) for p in texts for t in p) * num) + 6
+    hh = max(map(_lines_of, heads)) * sub * 1.25  # a panel's title's height, then its bars' and values' text's
+    plot = 100 + room * (2 if min(map(min, panels)) < 0 else 1)
+    row = hh + 6 + plot + 6 + (lw if rotate else tick * 1.2) + 14
     weights = [min(p) >= 0 and abs(sum(p) - 1) < 1e-4 for p in panels]
-    shared = max((max(p) for p, w in zip(panels, weights, strict=True) if w), default=1.0)
-    with _style(f):
-        fig = Figure(figsize=(width, 0.2 + _lines_of(title) * head * 1.3 / 72 + rows * row), layout="constrained")
-        grid = fig.add_gridspec(rows, 2 * cols)
-        for k, (values, written, name) in enumerate(zip(panels, texts, heads, strict=True)):
-            r, c = divmod(k, cols)
-            at = 2 * c + cols - min(cols, len(panels) - r * cols)  # the last row's panels are centred
-            ax = fig.add_subplot(grid[r, at : at + 2])
-            ax.bar(range(n), values, color=(_GREY, _BLUE, _ORANGE, _PURPLE)[k % 4], width=0.72)
-            for x, (v, t) in enumerate(zip(values, written, strict=True)):
-                ax.annotate(t, (x, v), xytext=(0, 2 if v >= 0 else -2), textcoords="offset points", ha="center",
-                            va="bottom" if v >= 0 else "top", fontsize=max(9.5, f), rotation=0 if fit else 90)
-            ax.set_title(name, pad=6, fontsize=sub)
-            ax.set_xticks(list(range(n)), names, fontsize=tick, rotation=90 if rotate else 0)
-            ax.tick_params(axis="x", length=0, pad=3)
-            ax.yaxis.set_visible(False)
-            for side in ("left", "bottom"):
-                ax.spines[side].set_visible(False)
-            ax.axhline(0, color=_INK, lw=0.8)
-            top, room = shared if weights[k] else max(0.0, *values), 1.25 if fit else 1.6
-            ax.set(xlim=(-0.6, n - 0.4), ylim=(min(0.0, *values) * room, (top or 1.0) * room))
-        fig.suptitle(title, fontsize=head)
-        return _figure("bars", _render(fig, d.string("alt"), ident), d.string("caption", d.string("alt")))
+    y0 = _PAD + _lines_of(title) * head * 1.25 + 8
+    body = [_text(width / 2, _PAD + head * 0.9, title, head, gap=1.25)]
+    for k, (values, written, name) in enumerate(zip(panels, texts, heads, strict=True)):
+        r, c = divmod(k, cols)
+        x0 = _PAD + pw * (c + (cols - min(cols, len(panels) - r * cols)) / 2) + 6  # the last row's are centred
+        inner, top = pw - 12, y0 + r * row + hh + 6
+        hi, lo = (1.0 if weights[k] else max(0.0, *values)) or 1.0, min(0.0, *values)  # weights: 0..1
+        scale = (plot - room * (2 if lo < 0 else 1)) / (hi - lo)  # units per 1: room for the values' text
+        zero = top + room + hi * scale  # (above the highest bar, below the lowest)
+        colour, step = (_GREY, _BLUE, _ORANGE, _PURPLE)[k % 4], inner / n
+        body.append(_text(x0 + inner / 2, y0 + r * row + sub * 0.9, name, sub, gap=1.25))
+        for i, (v, t) in enumerate(zip(values, written, strict=True)):
+            cx, yv = x0 + (i + 0.5) * step, zero - v * scale
+            body.append(f'<rect x="{_n(cx - 0.36 * step)}" y="{_n(min(yv, zero))}" width="{_n(0.72 * step)}" '
+                        f'height="{_n(abs(v * scale))}" fill="{colour}"/>')
+            at = yv - 3 if v >= 0 else yv + 3
+            body.append(_text(cx, at - num * 0.05 if v >= 0 else at + num * 0.8, t, num) if fit else
+                        _text(cx, at, t, num, "start" if v >= 0 else "end", ' dy="0.35em"' + _up(cx, at)))
+            body.append(_text(cx, top + plot + 4, names[i], tick, "end", ' dy="0.35em"' + _up(cx, top + plot + 4))
+                        if rotate else _text(cx, top + plot + 4 + tick * 0.9, names[i], tick))
+        body.append(f'<path d="M{_n(x0)} {_n(zero)}H{_n(x0 + inner)}" stroke="currentColor"/>')
+    svg = _svg(width, math.ceil(y0 + rows * row - 14 + _PAD), d.string("alt"), body)
+    return _figure("bars", svg, d.string("caption", d.string("alt")))
 
 
 # -------------------------------------------------------------------------------------------------- lines
@@ -366,11 +331,40 @@ def _slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=True)) / sum((x - mx) ** 2 for x in lx)
 
 
+def _log_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
+    """A log axis's ticks from lo to hi and their words: 1, 2 and 5 of each decade, else each decade (or every
+    k-th), at most `most`; within less than a decade, 1 to 9."""
+    def at(subs: tuple[int, ...], every: int = 1) -> list[float]:
+        return [v for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) if e % every == 0
+                for v in (float(f"{s}e{e}") for s in subs) if lo <= v <= hi]
+
+    ticks = next(t for t in (at((1, 2, 5)), *(at((1,), k) for k in range(1, 400))) if len(t) <= most)
+    ticks = ticks if len(ticks) >= 2 else at(tuple(range(1, 10)))
+    while len(ticks) > max(2, most):
+        ticks = ticks[::2]
+    return [(v, f"{v:g}") for v in ticks]
+
+
+def _linear_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
+    """A linear axis's ticks from lo to hi and their words, 1, 2 or 5 times a power of ten apart, at most `most`."""
+    e = math.floor(math.log10((hi - lo) / max(1, most - 1)))
+    step = next(s for s in (m * 10.0**e for m in (1, 2, 5, 10, 20)) if (hi - lo) / s <= max(1, most - 1) + 1e-9)
+    places = max(0, -math.floor(math.log10(step) + 1e-9))
+    return [(k * step, f"{round(k * step, places) + 0.0:.{places}f}")
+            for k in range(math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) + 1)]
+
+
+_SERIES = ((_BLUE, "o"), (_ORANGE, "s"), (_GREY, "^"), (_PURPLE, "D"))  # a series' colour and marker
+_MARKS = {  # a marker at (x, y), as a path
+    "o": lambda x, y: f"M{_n(x - 4)} {_n(y)}a4 4 0 1 0 8 0a4 4 0 1 0-8 0Z",
+    "s": lambda x, y: f"M{_n(x - 3.6)} {_n(y - 3.6)}h7.2v7.2h-7.2Z",
+    "^": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4.3 7.5h-8.6Z",
+    "D": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4 4.6-4 4.6-4-4.6Z",
+}
+
+
 def _lines(d: _Decl, ident: str) -> str:
     """Series of y against x, each named in the legend; `log: true` for log-log axes."""
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
-
     log = d.data.get("log", d.text.get("log", False))
     if not isinstance(log, bool):
         d.fail(f"log must be true (log-log axes) or false, got {log!r:.40}")
@@ -386,34 +380,82 @@ def _lines(d: _Decl, ident: str) -> str:
         if "{slope}" in name and not positive:
             d.fail(f"series[{k}] shows {{slope}}, a log-log slope, which needs positive x and y")
         names[k] = name.replace("{slope}", f"{_slope(xs, series[k]):.1f}") if "{slope}" in name else name
-    width, height = 5.6, 3.5
-    f = _min_pt(width)
-    with _style(f):
-        fig = Figure(figsize=(width, height), layout="constrained")
-        ax = fig.add_subplot()
-        styles = ((_BLUE, "o"), (_ORANGE, "s"), (_GREY, "^"), (_PURPLE, "D"))
-        lines = [ax.plot(xs, ys, styles[k % 4][1] + "-", color=styles[k % 4][0])[0] for k, ys in enumerate(series)]
-        ax.legend(lines, names, loc="best", handlelength=1.8)  # labels given: one starting with "_" is kept
-        flat = _flat(series)
-        if log:
-            ax.set_xscale("log", base=2 if all(math.log2(x).is_integer() for x in xs) else 10)
-            ax.set_yscale("log")
-            ax.set(xlim=(min(xs) / 1.25, max(xs) * 1.25), ylim=(min(flat) / 1.6, max(flat) * 1.6))
-            for axis, ticks in ((ax.xaxis, FixedLocator(xs) if len(xs) <= 8 else LogLocator()),
-                                (ax.yaxis, LogLocator(base=10, subs=(1.0, 2.0, 5.0)))):
-                axis.set_major_locator(ticks)
-                axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-                axis.set_minor_locator(NullLocator())
-                axis.set_minor_formatter(NullFormatter())
-        else:
-            unit = 0 <= min(flat) and max(flat) <= 1
-            ax.set_ylim(*((0, 1.05) if unit else (min(0.0, *flat) * 1.12, max(0.0, *flat) * 1.12 or 1.0)))
-        ax.set_xlabel(_wrap(d.string("xlabel"), max(10, f), width * 72 * 0.8))
-        ax.set_ylabel(_wrap(d.string("ylabel"), max(10, f), height * 72 * 0.6))
-        ax.grid(True, lw=0.6)
-        ax.set_axisbelow(True)
-        fig.suptitle(_wrap(d.string("title"), max(11, f + 1), width * 72 - 10), fontsize=max(11, f + 1))
-        return _figure("lines", _render(fig, d.string("alt"), ident), d.string("caption", d.string("alt")))
+    width, height, size = 540, 340, _min_px(540)
+    head = size + 1.5
+    title = _wrap(d.string("title"), head, width - 2 * _PAD)
+    xlabel, ylabel = _wrap(d.string("xlabel"), size, width * 0.8), _wrap(d.string("ylabel"), size, height * 0.6)
+    flat = _flat(series)
+    if log:
+        (x0, x1), (y0, y1) = (min(xs) / 1.25, max(xs) * 1.25), (min(flat) / 1.6, max(flat) * 1.6)
+    else:
+        unit, margin = 0 <= min(flat) and max(flat) <= 1, (max(xs) - min(xs)) * 0.05
+        (x0, x1) = (min(xs) - margin, max(xs) + margin)
+        (y0, y1) = (0, 1.05) if unit else (min(0.0, *flat) * 1.12, max(0.0, *flat) * 1.12 or 1.0)
+    top = _PAD + _lines_of(title) * head * 1.25 + 10
+    bottom = height - _PAD - _lines_of(xlabel) * size * 1.2 - size * 1.2 - 10  # the plot's, then x's ticks, label
+    most = int((bottom - top) // (size * 2)) + 1
+    yt = _log_ticks(y0, y1, most) if log else _linear_ticks(y0, y1, most)
+    yw = max(_em(t) for _, t in yt) * size
+    left = _PAD + _lines_of(ylabel) * size * 1.2 + yw + 12
+    tr = math.log if log else float
+    fixed = sorted(set(xs)) if log and len(set(xs)) <= 8 else []
+    right = width - _PAD - _em(f"{max(fixed or [x1]):g}") * size / 2
+    X = lambda v: left + (tr(v) - tr(x0)) / (tr(x1) - tr(x0)) * (right - left)  # noqa: E731 - data to units
+    Y = lambda v: bottom - (tr(v) - tr(y0)) / (tr(y1) - tr(y0)) * (bottom - top)  # noqa: E731
+    room = max(_em(f"{v:.6g}") for v in (x0, x1, *xs)) * size + 16  # a tick label's, at most
+    if fixed and min(X(b) - X(a) for a, b in zip(fixed, fixed[1:], strict=False)) < room:
+        fixed = []
+    most = int((right - left) // room) + 1
+    xt = [(v, f"{v:g}") for v in fixed] or (_log_ticks(x0, x1, most) if log else _linear_ticks(x0, x1, most))
+    body = [f'<g {_GRID}>' + "".join(f'<path d="M{_n(X(v))} {_n(top)}V{_n(bottom)}"/>' for v, _ in xt)
+            + "".join(f'<path d="M{_n(left)} {_n(Y(v))}H{_n(right)}"/>' for v, _ in yt) + "</g>",
+            f'<path d="M{_n(left)} {_n(top)}V{_n(bottom)}H{_n(right)}" fill="none" stroke="currentColor"/>',
+            '<g stroke="currentColor">' + "".join(f'<path d="M{_n(X(v))} {_n(bottom)}v4"/>' for v, _ in xt)
+            + "".join(f'<path d="M{_n(left)} {_n(Y(v))}h-4"/>' for v, _ in yt) + "</g>",
+            *(_text(X(v), bottom + 6 + size * 0.9, t, size) for v, t in xt),
+            *(_text(left - 7, Y(v), t, size, "end", ' dy="0.35em"') for v, t in yt),
+            _text((left + right) / 2, height - _PAD - size * 0.25 - (_lines_of(xlabel) - 1) * size * 1.2, xlabel, size),
+            _text(_PAD + size * 0.9, (top + bottom) / 2, ylabel, size, more=_up(_PAD + size * 0.9, (top + bottom) / 2)),
+            _text(width / 2, _PAD + head * 0.9, title, head, gap=1.25)]
+    points = [[(X(x), Y(y)) for x, y in zip(xs, ys, strict=True)] for ys in series]
+    for k, line in enumerate(points):
+        colour, mark = _SERIES[k % 4]
+        body.append(f'<path d="M{"L".join(f"{_n(x)} {_n(y)}" for x, y in line)}" fill="none" stroke="{colour}" '
+                    f'stroke-width="2.5"/><path d="{"".join(_MARKS[mark](x, y) for x, y in line)}" fill="{colour}"/>')
+    body.append(_legend(names, points, (left, top, right, bottom), size))
+    svg = _svg(width, height, d.string("alt"), body)
+    return _figure("lines", svg, d.string("caption", d.string("alt")))
+
+
+def _legend(names: list[str], points: list[list[tuple[float, float]]], box: tuple[float, ...], size: float) -> str:
+    """The series' names with their lines and markers, inside the plot at the corner or side (in matplotlib's order
+    of preference) that covers the fewest of the series' points and lines."""
+    left, top, right, bottom = box
+    names = [_wrap(name, size, right - left - 60) for name in names]
+    w = 44 + max(_em(line) for name in names for line in name.split("\n")) * size
+    h = sum(_lines_of(name) * size * 1.2 + 4 for name in names) + 4
+    samples = [(a[0] + (b[0] - a[0]) * t / 20, a[1] + (b[1] - a[1]) * t / 20)
+               for line in points for a, b in zip(line, line[1:], strict=False) for t in range(21)]
+    marks = [p for line in points for p in line]
+    xs, ys = (left + 6, (left + right - w) / 2, right - 6 - w), (top + 4, (top + bottom - h) / 2, bottom - 4 - h)
+    spots = [(xs[2], ys[0]), (xs[0], ys[0]), (xs[0], ys[2]), (xs[2], ys[2]), (xs[2], ys[1]), (xs[0], ys[1]),
+             (xs[1], ys[2]), (xs[1], ys[0]), (xs[1], ys[1])]
+
+    def covered(spot: tuple[float, float]) -> int:
+        x, y = spot
+        inside = lambda p, r: x - r <= p[0] <= x + w + r and y - r <= p[1] <= y + h + r  # noqa: E731
+        return sum(10 for p in marks if inside(p, 5)) + sum(1 for p in samples if inside(p, 2))
+
+    x, y = min(spots, key=covered)
+    out = []
+    for k, name in enumerate(names):
+        colour, mark = _SERIES[k % 4]
+        mid = y + 4 + size * 0.6
+        out.append(f'<path d="M{_n(x)} {_n(mid)}h28" stroke="{colour}" stroke-width="2.5"/><path d="'
+                   f'{_MARKS[mark](x + 14, mid)}" fill="{colour}"/>' + _text(x + 36, mid, name, size, "start",
+                                                                             ' dy="0.35em"'))
+        y += _lines_of(name) * size * 1.2 + 4
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------------------------- explorer

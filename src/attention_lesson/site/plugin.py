@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import logging
 import os
 import shutil
@@ -51,7 +50,7 @@ from pymdownx.superfences import SuperFencesException, highlight_validator
 
 from attention_lesson.site import figures, lesson, mathml, notebooks, render, sitemap, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project
-from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment, version
+from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment
 from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
@@ -107,8 +106,6 @@ class Site:
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     store: Store | None = None
-    drawing: str = ""
-    """What a figure's drawing depends on besides its inputs: the figures module and matplotlib."""
 
 
 def _fail(problems: list[str]) -> None:
@@ -323,7 +320,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         files.append(File.generated(config, translations.STATUS_PAGE,
                                     content=translations.status_markdown(site.project, site.words, lang)))
         for path in sorted(site.project.snippets.rglob("*")):  # each listing and its data, to download
-            if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED:
+            # a README.md beside the data (its source, its licence) stays in the repository: MkDocs would make it a page
+            if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \
+                    and path.suffix != ".md":
                 uri = path.relative_to(site.project.root).as_posix()
                 files.append(File(uri, str(site.project.root), config.site_dir, config.use_directory_urls))
         return files
@@ -333,9 +332,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
                                                         else self._cache / "runs")
         site.store = store
-        drawn_by = [Path(figures.__file__), Path(figures.__file__).with_name("explorer.py")]
-        drawn = b"".join(path.read_bytes() for path in drawn_by) + version("matplotlib").encode()
-        site.drawing = hashlib.sha256(drawn).hexdigest()
         runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
                                                                       self.config.max_output), site.stats)
         problems = []
@@ -442,22 +438,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             data = dict(run.figures[n])
             kind = str(data.pop("kind", ""))
             text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
-            return self._drawn(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
+            return figures.render(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
         except (ValueError, source.SourceError) as error:
             raise FenceError(f"{where}: {error}") from None
-
-    def _drawn(self, kind: str, data: dict, text: dict, ui: dict, ident: str) -> str:
-        """A figure's HTML, kept in the store by what it is drawn from: drawing one with matplotlib takes
-        0.1-0.4 s, most of a rebuild's time under `mkdocs serve` (ARCHITECTURE.md, Budgets)."""
-        inputs = [kind, data, text, ui, ident, self.site.drawing]
-        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-        stored = self.site.store.get(digest) if self.site.store else None
-        if isinstance(stored, str):
-            return stored
-        drawn = figures.render(kind, data, text, ui, ident)
-        if self.site.store:
-            self.site.store.put(digest, drawn)
-        return drawn
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
