@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from attention_lesson.site import source, strings
-from attention_lesson.site.run import BlockError, Runner
+from attention_lesson.site.run import BlockError, Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
+from attention_lesson.site.store import Store
 
 SOURCE_LANG = "ja"
 NOTEBOOKS = "notebooks"
@@ -95,6 +96,18 @@ class PageRun:
     figures: list[dict[str, Any]] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)
     failed_claims: list[tuple[str, str]] = field(default_factory=list)  # (where, claim)
+
+
+@dataclass
+class Site:
+    """What the first build of a command finds and runs, shared with the other languages' builds."""
+
+    project: Project
+    languages: list[str]
+    words: dict[str, strings.Strings]
+    runs: dict[str, PageRun] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
+    store: Store | None = None
 
 
 def run_page(project: Project, page: str, runner: Runner) -> PageRun:

@@ -26,12 +26,7 @@ import html
 import logging
 import os
 import shutil
-import signal
 import sys
-import tempfile
-import threading
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,9 +43,20 @@ from mkdocs.structure.pages import Page
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import figures, lesson, mathml, notebooks, render, sitemap, source, strings, translations
-from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project
-from attention_lesson.site.run import BlockError, Limits, Runner, Stats, environment
+from attention_lesson.site import (
+    figures,
+    lesson,
+    mathml,
+    notebooks,
+    publish,
+    render,
+    sitemap,
+    source,
+    strings,
+    translations,
+)
+from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
+from attention_lesson.site.run import BlockError, Limits, Runner, environment
 from attention_lesson.site.store import Store
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
@@ -58,8 +64,6 @@ NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
 NOT_DOWNLOADED = {"attention.py"}
 """Listings published for download are the ones a reader runs with torch alone; the terminal lesson needs the
 repository."""
-BUILDING = ".site-building-"
-OLD = ".site-old-"
 
 
 class Flag(config_options.BaseConfigOption[bool]):
@@ -96,18 +100,6 @@ class FenceError(PluginError, SuperFencesException):
     """A fence could not render: SuperFences passes a SuperFencesException on instead of swallowing it."""
 
 
-@dataclass
-class Site:
-    """What the first build of a command finds and runs, shared with the other languages' builds."""
-
-    project: Project
-    languages: list[str]
-    words: dict[str, strings.Strings]
-    runs: dict[str, PageRun] = field(default_factory=dict)
-    stats: Stats = field(default_factory=Stats)
-    store: Store | None = None
-
-
 def _fail(problems: list[str]) -> None:
     if problems:
         raise PluginError("\n".join(dict.fromkeys(problems)))
@@ -133,8 +125,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
         self.served: Path | None = None  # the folder `mkdocs serve` serves
-        self.sigint: Any = None  # the Ctrl-C handler this build replaced
-        self.interrupted = False
+        self.ctrl_c: publish.CtrlC | None = None  # notes a Ctrl-C that a library might swallow
         self.fallbacks: set[str] = set()
         self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
         self.warnings = _Warnings()  # `mkdocs build --strict` swaps its site in only without any
@@ -146,26 +137,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
-        self.interrupted = False
-        if command == "build" and threading.current_thread() is threading.main_thread() \
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self.sigint = signal.signal(signal.SIGINT, self._interrupt)
-
-    def _interrupt(self, signum: int, frame: Any) -> None:
-        self.interrupted = True
-        raise KeyboardInterrupt
+        self.ctrl_c = publish.CtrlC() if command == "build" else None
 
     def on_shutdown(self) -> None:
         """The end of the command. A build stopped by Ctrl-C leaves no half-built folder (the last site is
         whole) and exits 130, as a command stopped by Ctrl-C does."""
-        if self.sigint is not None:
-            signal.signal(signal.SIGINT, self.sigint)
-            self.sigint = None
         if self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
             self.building = self.published = None
-        if self.interrupted:
-            self.interrupted = False
+        if self.ctrl_c is not None and self.ctrl_c.restore():
             raise SystemExit(130)
 
     # -- configuration ----------------------------------------------------------------------------------------
@@ -265,42 +245,23 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     # -- the site folder: replaced whole, or not at all ----------------------------------------------------
 
     def _build_beside(self, config: MkDocsConfig) -> None:
-        """`mkdocs build` writes a new folder beside the site and swaps it in when every language is built; a
-        failed or interrupted build leaves the last site whole, and the next build clears what it left."""
+        """`mkdocs build` writes beside the site and swaps the new one in when every language is built."""
         self.published = Path(config.site_dir)
-        parent = self.published.parent
         try:
-            parent.mkdir(parents=True, exist_ok=True)
-            for old in [*parent.glob(f"{OLD}*"), *parent.glob(f"{BUILDING}*")]:
-                if old.name.startswith(OLD) or time.time() - old.stat().st_mtime > 3600:
-                    shutil.rmtree(old, ignore_errors=True)
-            config.site_dir = tempfile.mkdtemp(prefix=BUILDING, dir=parent)
-            self.building = Path(config.site_dir)
+            self.building = publish.beside(self.published)
         except OSError as error:
-            raise PluginError(f"{parent}: cannot write the site there ({error.strerror}): make the folder "
-                              "writable, or free disk space") from None
+            raise PluginError(f"{self.published.parent}: cannot write the site there ({error.strerror}): make the "
+                              "folder writable, or free disk space") from None
+        config.site_dir = str(self.building)
 
     def _publish(self, config: MkDocsConfig) -> None:
-        new, site = Path(config.site_dir), self.published
-        old = site.with_name(f"{OLD}{os.getpid()}")
-        stopped: list[int] = []
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(1)) if main else None
-        try:  # the two renames are not interrupted: the old site or the new one is always there
-            if site.exists():
-                os.replace(site, old)
-            os.replace(new, site)
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
-        config.site_dir = str(site)
+        stopped = publish.swap(Path(config.site_dir), self.published)
+        config.site_dir = str(self.published)
         self.published = self.building = None
-        shutil.rmtree(old, ignore_errors=True)
         if stopped:
-            self.interrupted = True
+            if self.ctrl_c is not None:
+                self.ctrl_c.pressed = True
             raise KeyboardInterrupt
-
-    # -- files and pages ------------------------------------------------------------------------------------
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         site, lang = self.site, self.lang

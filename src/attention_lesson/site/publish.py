@@ -1,0 +1,70 @@
+"""The published site folder, replaced whole or not at all (no MkDocs here: plugin.py calls it).
+
+`mkdocs build` writes into a new folder beside the site (:func:`beside`) and :func:`swap` puts it in the site's
+place when every language is built. A failed or interrupted build leaves the last site whole, and the next build
+removes what an earlier one left.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+BUILDING = ".site-building-"
+OLD = ".site-old-"
+
+
+def beside(site: Path) -> Path:
+    """A new folder beside `site` to build into, after clearing what earlier builds left (OSError if none)."""
+    parent = site.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    for old in [*parent.glob(f"{OLD}*"), *parent.glob(f"{BUILDING}*")]:
+        if old.name.startswith(OLD) or time.time() - old.stat().st_mtime > 3600:  # an hour: not a running build's
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=BUILDING, dir=parent))
+
+
+def swap(new: Path, site: Path) -> bool:
+    """Put `new` in the place of `site`: two renames that Ctrl-C does not split, so the old site or the new one
+    is always there. Returns whether Ctrl-C came meanwhile (the caller stops then)."""
+    old = site.with_name(f"{OLD}{os.getpid()}")
+    stopped: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(1)) if main else None
+    try:
+        if site.exists():
+            os.replace(site, old)
+        os.replace(new, site)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    shutil.rmtree(old, ignore_errors=True)
+    return bool(stopped)
+
+
+class CtrlC:
+    """Ctrl-C during `mkdocs build`, noted as well as raised: Python reports a KeyboardInterrupt raised in a
+    weakref callback or a ``__del__`` as "ignored" and goes on, and the build must still stop and exit 130.
+    Installed only in the main thread and over Python's own handler."""
+
+    def __init__(self) -> None:
+        self.pressed, self.previous = False, None
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> bool:
+        """Put the previous handler back; whether Ctrl-C was pressed."""
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+        return self.pressed
