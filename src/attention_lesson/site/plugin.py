@@ -124,7 +124,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.lang = SOURCE_LANG
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
-        self.served: Path | None = None  # the folder `mkdocs serve` serves
         self.ctrl_c: publish.CtrlC | None = None  # notes a Ctrl-C that a library might swallow
         self.fallbacks: set[str] = set()
         self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
@@ -478,12 +477,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             shutil.rmtree(self.building, ignore_errors=True)
         self.published = self.building = None
         self.fingerprints.clear()
-        if self.command == "serve" and self.parent is None and self.served is not None:
-            render.error_page(self.served, str(error))
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch every language folder, not only the Japanese one."""
-        self.served = Path(config.site_dir)
         server.watch(str(self.site.project.docs))
         return server
 

@@ -1,7 +1,7 @@
 """What the site shows besides the lesson's own output, as text: no MkDocs here (plugin.py adapts it).
 
-Values filled into prose, a translator's text made safe for Markdown, the untranslated-page banner, the page
-`mkdocs serve` shows while the build is broken, and what a language's pages are made of (to skip rebuilding it).
+Values filled into prose, a translator's text made safe for Markdown, the untranslated-page banner, download
+links, notebook pages made light, and what a language's pages are made of (to skip rebuilding it).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import hashlib
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -49,18 +48,6 @@ def fingerprint(project: Project, code: str, runs: dict[str, Any], options: dict
 def machinery(folder: Path) -> dict[str, float]:
     """The site's Python modules and when each was last changed."""
     return {f"src/attention_lesson/site/{path.name}": path.stat().st_mtime for path in sorted(folder.glob("*.py"))}
-
-
-def error_page(folder: Path, error: str) -> None:
-    """What `mkdocs serve` shows at every address while the build is broken: the error, in one line each."""
-    text = html.escape(error or "the build failed: see the terminal")
-    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body>'
-            f"<h1>The build failed</h1><pre>{text}</pre><p>Fix it and save: this page reloads.</p></body></html>")
-    for entry in folder.iterdir() if folder.is_dir() else []:
-        if not entry.name.startswith("."):
-            shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
-    for name in ("index.html", "404.html"):
-        (folder / name).write_text(page, encoding="utf-8")
 
 
 def downloadable(title: str, root: Path) -> bool:
