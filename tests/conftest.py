@@ -8,6 +8,7 @@ changed.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,3 +110,24 @@ def page_html(site: Path, lang: str, page: str) -> str:
     stem = page.removesuffix(".md").removesuffix(".py").removesuffix(".ipynb")
     path = folder / ("index.html" if stem == "index" else f"{stem}/index.html")
     return path.read_text(encoding="utf-8")
+
+
+def tiny(dest: Path, page: str) -> Path:
+    """A copy whose only language is Japanese and whose only page is `page` (docs/ja/index.md)."""
+    project = copy_project(dest)
+    for folder in (project / "docs").iterdir():
+        if folder.is_dir() and folder.name != SOURCE_LANG:
+            shutil.rmtree(folder)
+    for path in [*(project / "docs" / SOURCE_LANG).rglob("*.md"), *(project / "docs" / SOURCE_LANG).rglob("*.py")]:
+        path.unlink()
+    (project / "docs" / SOURCE_LANG / "index.md").write_text(page, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    text = re.sub(r"^nav:\n(?:[ \t]+.*\n|\n)*", "nav:\n  - index.md\n\n", config.read_text("utf-8"), flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    return project
+
+
+def traceback_lines(proc: subprocess.CompletedProcess) -> list[str]:
+    """The lines of a Python traceback in a command's output: a user should see one line, never these."""
+    return [line for line in (proc.stdout + proc.stderr).splitlines()
+            if line.startswith("Traceback") or line.startswith('  File "')]

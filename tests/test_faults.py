@@ -19,35 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CHECK, ROOT, assert_ok, build, copy_project, pages, run
+from conftest import CHECK, ROOT, assert_ok, build, copy_project, pages, run, tiny
 
 SITE_MODULES = ROOT / "src" / "attention_lesson" / "site"
 FENCE = re.compile(r'^(`{3,}|~{3,})python\b.*exec="on"')
 WHOLE = re.compile(r'^--8<-- "snippets/(?P<file>[\w-]+\.py)"$')
-
-
-def copy(dest: Path) -> Path:
-    """conftest.copy_project, with the site's own package (its ignore pattern "site" leaves that folder out)."""
-    project = copy_project(dest)
-    package = project / "src" / "attention_lesson" / "site"
-    if not package.is_dir():
-        shutil.copytree(SITE_MODULES, package, ignore=shutil.ignore_patterns("__pycache__"))
-    return project
-
-
-def tiny(dest: Path, page: str) -> Path:
-    """A copy whose only language is Japanese and whose only page is `page` (docs/ja/index.md)."""
-    project = copy(dest)
-    for folder in (project / "docs").iterdir():
-        if folder.is_dir() and (folder / "strings.yml").is_file() and folder.name != "ja":
-            shutil.rmtree(folder)
-    for path in [*(project / "docs" / "ja").rglob("*.md"), *(project / "docs" / "ja").rglob("*.py")]:
-        path.unlink()
-    (project / "docs" / "ja" / "index.md").write_text(page, encoding="utf-8")
-    config = project / "mkdocs.yml"
-    text = re.sub(r"^nav:\n(?:[ \t]+.*\n|\n)*", "nav:\n  - index.md\n\n", config.read_text("utf-8"), flags=re.M)
-    config.write_text(text, encoding="utf-8")
-    return project
 
 
 def first_listing() -> tuple[str, int, str]:
@@ -65,7 +41,7 @@ PAGE, BLOCK, SNIPPET = first_listing()
 
 def broken(dest: Path, code: str, options: dict[str, int] | None = None) -> tuple[Path, int]:
     """A copy whose first listing ends with `code`, and the line of snippets/ it starts on."""
-    project = copy(dest)
+    project = copy_project(dest)
     snippet = project / "snippets" / SNIPPET
     text = snippet.read_text("utf-8")
     snippet.write_text(text.rstrip("\n") + "\n" + code + "\n", encoding="utf-8")
@@ -131,7 +107,7 @@ def test_output_limit(tmp_path: Path) -> None:
 
 
 def test_missing_include_on_a_japanese_page(tmp_path: Path) -> None:
-    project = copy(tmp_path)
+    project = copy_project(tmp_path)
     path = project / "docs" / "ja" / PAGE
     rows = path.read_text("utf-8").splitlines()
     path.write_text("\n".join([*rows, "", '--8<-- "snippets/nope.py"']) + "\n", encoding="utf-8")
@@ -142,7 +118,7 @@ def test_missing_include_on_a_japanese_page(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def not_utf8(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = copy(tmp_path_factory.mktemp("encoding"))
+    project = copy_project(tmp_path_factory.mktemp("encoding"))
     snippet = project / "snippets" / SNIPPET
     snippet.write_bytes(snippet.read_bytes() + "# 平均\n".encode("shift_jis"))
     return project

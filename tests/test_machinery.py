@@ -1,5 +1,4 @@
-"""The machinery's shape: running, storing and localizing import nothing from MkDocs (one module adapts them), and
-nothing reads the store as code."""
+"""The machinery's shape: running, storing and localizing import nothing from MkDocs (one module adapts them)."""
 
 from __future__ import annotations
 
@@ -19,10 +18,3 @@ def test_execution_imports_no_mkdocs(module: str) -> None:
     proc = run([sys.executable, "-c", code])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]", f"attention_lesson.site.{module} imports {proc.stdout.strip()}"
-
-
-def test_no_module_reads_pickle_or_marshal() -> None:
-    for path in SITE.glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        for word in ("import pickle", "import marshal", "pickle.load", "marshal.load", "bytecode_cache"):
-            assert word not in text, f"{path.name}: {word}"

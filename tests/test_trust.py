@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CHECK, ROOT, assert_ok, build, copy_project, languages, pages, run
+from conftest import CHECK, ROOT, assert_ok, build, copy_project, languages, pages, run, tiny, traceback_lines
 
 SITE_MODULES = ROOT / "src" / "attention_lesson" / "site"
 TRANSLATED = languages()[1:]
@@ -32,33 +32,7 @@ EXEC_FENCE = re.compile(r'^\s*(`{3,}|~{3,})\s*\{?\.?python\b.*exec="on"')
 needs_translation = pytest.mark.skipif(not TARGET, reason="the tree has no language folder besides Japanese")
 
 
-def copy(dest: Path) -> Path:
-    """conftest.copy_project, with the site's own package (its ignore pattern "site" leaves that folder out)."""
-    project = copy_project(dest)
-    package = project / "src" / "attention_lesson" / "site"
-    if not package.is_dir():
-        shutil.copytree(SITE_MODULES, package, ignore=shutil.ignore_patterns("__pycache__"))
-    return project
 
-
-def tiny(dest: Path, page: str) -> Path:
-    """A copy whose only language is Japanese and whose only page is `page` (docs/ja/index.md)."""
-    project = copy(dest)
-    for folder in (project / "docs").iterdir():
-        if folder.is_dir() and (folder / "strings.yml").is_file() and folder.name != "ja":
-            shutil.rmtree(folder)
-    for path in [*(project / "docs" / "ja").rglob("*.md"), *(project / "docs" / "ja").rglob("*.py")]:
-        path.unlink()
-    (project / "docs" / "ja" / "index.md").write_text(page, encoding="utf-8")
-    config = project / "mkdocs.yml"
-    text = re.sub(r"^nav:\n(?:[ \t]+.*\n|\n)*", "nav:\n  - index.md\n\n", config.read_text("utf-8"), flags=re.M)
-    config.write_text(text, encoding="utf-8")
-    return project
-
-
-def traceback_lines(proc) -> list[str]:
-    return [line for line in (proc.stdout + proc.stderr).splitlines()
-            if line.startswith("Traceback") or line.startswith('  File "')]
 
 
 def naming(text: str, where: str) -> list[str]:
@@ -142,7 +116,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if not TARGET:
         pytest.skip("the tree has no language folder besides Japanese")
     tmp = tmp_path_factory.mktemp("hostile")
-    project = copy(tmp)
+    project = copy_project(tmp)
     marker = tmp / "pwned-by-a-translation"
     code = f"open({str(marker)!r}, 'w').close()"
     page = next(p for p in pages(TARGET) if any(EXEC_FENCE.match(row) for row in
@@ -210,7 +184,7 @@ def words_site(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not TARGET:
         pytest.skip("the tree has no language folder besides Japanese")
     tmp = tmp_path_factory.mktemp("words")
-    project = copy(tmp)
+    project = copy_project(tmp)
     for code in TRANSLATED[1:]:  # one hostile language is enough, and a faster build
         shutil.rmtree(project / "docs" / code)
     path = project / "docs" / TARGET / "strings.yml"
@@ -286,7 +260,7 @@ def bad_strings(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if not TARGET:
         pytest.skip("the tree has no language folder besides Japanese")
     tmp = tmp_path_factory.mktemp("strings")
-    project = copy(tmp)
+    project = copy_project(tmp)
     new = [code for code in ("fr", "de", "ko", "es", "it", "pt") if code not in languages()][:2]
     path = project / "docs" / TARGET / "strings.yml"
     rows = path.read_text("utf-8").splitlines()
