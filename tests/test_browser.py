@@ -311,10 +311,11 @@ READOUT = """f => [f.querySelector(".lesson-heat__readout").textContent,
                   document.activeElement.getAttribute("aria-label")]"""  # the words, the bold ones, the focus's
 
 
-def heat_words(ui: dict[str, str], labels: list[str], row: list[str], i: int) -> tuple[str, list[int]]:
-    """What row i of a heatmap says, and the columns it attends to (a cell drawn without a number, or a 0 right
-    of the diagonal, is masked): the words of the language's strings.yml, the numbers the figure draws."""
-    seen = [j for j, v in enumerate(row) if NUMBER.fullmatch(v) and not (j > i and v == "0.00")]
+def heat_words(ui: dict[str, str], labels: list[str], row: list[str], masked_row: list[bool],
+               i: int) -> tuple[str, list[int]]:
+    """What row i of a heatmap says, and the columns it attends to (a masked cell is hatched, and the figure's
+    data says so): the words of the language's strings.yml, the numbers the figure draws."""
+    seen = [j for j, v in enumerate(row) if NUMBER.fullmatch(v) and not masked_row[j]]
     masked = ui["list_sep"].join(labels[j] for j in range(len(row)) if j not in seen)
     text = fill(ui["heat_row"], query=labels[i], weights=ui["list_sep"].join(f"{labels[j]} {row[j]}" for j in seen))
     return text + (fill(ui["heat_masked"], words=masked) if masked else ""), seen
@@ -346,7 +347,8 @@ class TestOnePageAtATime:  # a class: its own xdist scope, run beside the visits
             labels, cells = list(spec["labels"]), fig.locator("svg text").filter(has_text=CELL)
             n, drawn = len(labels), [text.strip() for text in cells.all_text_contents()]
             assert len(drawn) == n * n, drawn
-            rows = [heat_words(ui, labels, drawn[i * n:(i + 1) * n], i) for i in range(n)]
+            masked = [[v is None for v in r] for r in json.loads(fig.get_attribute("data-heat"))["weights"]]
+            rows = [heat_words(ui, labels, drawn[i * n:(i + 1) * n], masked[i], i) for i in range(n)]
             fig.scroll_into_view_if_needed()
             centres = cells.evaluate_all("els => els.map((e) => { const r = e.getBoundingClientRect(); "
                                          "return [r.x + r.width / 2, r.y + r.height / 2]; })")

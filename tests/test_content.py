@@ -129,7 +129,9 @@ torch.allclose(weights.sum(dim=1), torch.ones(T))
 PRINTED_ROW = "[0.33, 0.33, 0.33, 0.00]"
 VALUE = "0.25"
 """What the new listing prints (its third row) and the page's value: the average of four."""
-LANG, NAME = "ko", "한국어"
+LANG, NAME = next((code, name) for code, name in (("ko", "한국어"), ("fr", "Français"), ("de", "Deutsch"),
+                                                  ("es", "Español")) if code not in languages())
+"""A language the tree does not have yet (a translator may be starting one in the checkout the suite runs in)."""
 KOREAN = "한국어로 옮긴 문장입니다."
 
 

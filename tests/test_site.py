@@ -82,9 +82,10 @@ def digits(printed: str, strings: list[str]) -> list[str]:
 
 
 def prose_numbers(raw: str) -> list[str]:
-    """The decimals and numbers of two digits or more in a page's prose (not its code, output or figures)."""
+    """The decimal numbers in a page's prose (not its code, output or figures): the measured values it states. (A
+    translator may write "Module 1" for "モジュール 01"; a measurement must stay the run's.)"""
     prose = re.sub(r"<(pre|table|svg|script|figure|code|math)\b.*?</\1>", "", article(raw), flags=re.S)
-    return sorted(re.findall(r"\d+\.\d+|\d{2,}", text(prose)))
+    return sorted(re.findall(r"\d+\.\d+", text(prose)))
 
 
 def values(lang: str, page: str) -> list[str]:
