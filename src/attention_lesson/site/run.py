@@ -213,12 +213,17 @@ def execute(steps: list[Step], limits: Limits) -> list[dict[str, Any]]:
     module = types.ModuleType("__lesson__")
     namespace = module.__dict__
     sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
     results = []
     try:
         for step in steps:
             results.append(_step(step, namespace, limits))
     finally:
         sys.modules.pop(module.__name__, None)
+        torch = sys.modules.get("torch")
+        if torch is not None and threads is not None:  # a listing's set_num_threads(1) stays its own
+            torch.set_num_threads(threads)
     return results
 
 
