@@ -27,6 +27,7 @@ def peak_mib(f, *args):  #@save
         peak = max(peak, live)
     return peak / 2**20
 
+torch.set_num_threads(1)  # 1 スレッドで測る：ほかの処理とコアを取り合っても、時間が揺れにくい
 W_q, W_k, W_v = (torch.randn(16, 8) / math.sqrt(16) for _ in range(3))
 print("| T | 時間 ms（ヘッド） | 時間 ms（SDPA） | ピークメモリ MiB（ヘッド） | ピークメモリ MiB（SDPA） |")
 print("|:---|---:|---:|---:|---:|")

@@ -96,6 +96,7 @@ class PageRun:
     figures: list[dict[str, Any]] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)
     failed_claims: list[tuple[str, str]] = field(default_factory=list)  # (where, claim)
+    unsure: list[bool] = field(default_factory=list)  # per claim fence: a soft claim this run does not bear out
 
 
 @dataclass
@@ -127,9 +128,12 @@ def run_page(project: Project, page: str, runner: Runner) -> PageRun:
             result.figures.append(outcome.get("figure") or {})
         elif step.kind == "value":
             result.values.setdefault(step.code, str(outcome.get("value", "")))
-        elif step.kind == "claim" and outcome.get("claim"):
-            where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + outcome['line']}"
-            result.failed_claims.append((where, outcome["claim"]))
+        elif step.kind == "claim":
+            failed = bool(outcome.get("claim"))
+            result.unsure.append(failed and step.soft)
+            if failed and not step.soft:
+                where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + outcome['line']}"
+                result.failed_claims.append((where, outcome["claim"]))
     return result
 
 

@@ -147,8 +147,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.ctrl_c is not None and self.ctrl_c.restore():
             raise SystemExit(130)
 
-    # -- configuration ----------------------------------------------------------------------------------------
-
     @event_priority(50)  # before the other plugins read the configuration: search's language is set here
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
@@ -233,7 +231,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         fences[:] = [
             {"name": "math", "class": "math", "format": mathml.fence},
             {"name": "figure", "class": "figure", "format": self._figure},
-            {"name": "claim", "class": "claim", "format": lambda *args, **kwargs: ""},
+            {"name": "claim", "class": "claim", "format": self._claim,  # its options: retry, soft (source.steps)
+             "validator": lambda language, inputs, options, attrs, md: True},
             {"name": "python", "class": "python", "validator": _accept_python, "format": self._python},
         ]
 
@@ -401,6 +400,12 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             return figures.render(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
         except (ValueError, source.SourceError) as error:
             raise FenceError(f"{where}: {error}") from None
+
+    def _claim(self, src: str, *args: Any, **kwargs: Any) -> str:
+        """Nothing when the claim holds (the build checked it); a soft claim this run does not bear out says so."""
+        n = self._cursor["claim"] = self._cursor.get("claim", -1) + 1
+        unsure = self._run_of_page().unsure
+        return render.unsure(self.site.words[self.lang].ui) if n < len(unsure) and unsure[n] else ""
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page

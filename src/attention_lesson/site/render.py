@@ -62,6 +62,12 @@ def download_link(title: str, url: str, label: str) -> str:
             f"<code>{html.escape(title.rsplit('/', 1)[-1])}</code></a></p>")
 
 
+def unsure(ui: dict[str, str]) -> str:
+    """The note in place of a soft claim that this build's run did not bear out (a measurement disturbed)."""
+    return (f'<div class="admonition warning"><p class="admonition-title">{html.escape(ui.get("unsure_title", ""))}'
+            f'</p><p>{html.escape(ui.get("unsure", ""))}</p></div>')
+
+
 def lines(code: str) -> list[str]:
     """Code compared line by line, blank lines and trailing spaces aside (includes add a final blank line)."""
     return [line.rstrip() for line in code.splitlines() if line.strip()]

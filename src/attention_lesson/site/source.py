@@ -160,6 +160,8 @@ class Step:
     origins: tuple[str, ...] = ()
     hidden: bool = False
     file: str = ""  # a block whose code all comes from one listing: its path, the listing's __file__ as it runs
+    retry: int = 0  # a claim: run the session again this many times while it does not hold (a measurement)
+    soft: bool = False  # a claim that still does not hold is said on the page instead of failing the build
 
 
 def listing_file(origins: list[str], snippets: Path) -> str:
@@ -213,7 +215,9 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
             code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
             order.append((fence.line, "", Step("figure", code, where)))
         elif fence.lang == "claim":
-            order.append((fence.line, "", Step("claim", fence.body, where)))
+            retry = fence.options.get("retry", "0")
+            order.append((fence.line, "", Step("claim", fence.body, where, retry=int(retry) if retry.isdigit() else 0,
+                                               soft=fence.options.get("soft", "").lower() in TRUE)))
     order += [(line, "", Step("value", expr, f"{page.path}:{line}")) for line, expr in page.values]
     order.sort(key=lambda item: item[0])
     first = next((session for _, session, step in order if step.kind == "run"), None)
