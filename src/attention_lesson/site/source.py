@@ -273,11 +273,13 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
         except ValueError as error:
             problems.append(str(error))
             continue
-        if not same:
-            expected = (f"the Japanese page's block at {original.path}:{theirs[n].line}, as it is there"
-                        if n < len(theirs) else "nothing: the Japanese page has no more code blocks")
-            problems.append(f"{where}: this code block must be {expected} (copy it unchanged; only figure "
+        if not same and n < len(theirs):
+            problems.append(f"{where}: this code block must be the Japanese page's block at "
+                            f"{original.path}:{theirs[n].line}, as it is there (copy it unchanged; only figure "
                             "text is translated)")
+        elif not same:
+            problems.append(f"{where}: the Japanese page has no such code block: remove it (a translation copies "
+                            "the Japanese page's code blocks and adds none)")
     if len(ours) < len(theirs):
         missing = theirs[len(ours)]
         problems.append(f"{path}: the code block of {original.path}:{missing.line} is missing (copy every code "
