@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from attention_lesson.site.strings import MAX_VALUE
+from attention_lesson.site.strings import MAX_VALUE, NoAliasLoader
 
 OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 INCLUDE = re.compile(r"^[ \t]*;*-+8<-+")
@@ -175,12 +175,10 @@ def listing_file(origins: list[str], snippets: Path) -> str:
 
 def figure_spec(fence: Fence, where: str) -> dict[str, object]:
     """A figure fence's YAML, read safely (no aliases, text only where text is expected)."""
-    from attention_lesson.site.strings import _Loader  # the safe loader without aliases
-
     if len(fence.body) > 20 * MAX_VALUE:
         raise SourceError(f"{where}: this figure is too large to be text")
     try:
-        spec = yaml.load(fence.body, Loader=_Loader)  # noqa: S506 - the safe loader, without aliases
+        spec = yaml.load(fence.body, Loader=NoAliasLoader)  # noqa: S506 - the safe loader, without aliases
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f"{where.rsplit(':', 1)[0]}:{int(where.rsplit(':', 1)[1]) + mark.line + 1}" if mark else where

@@ -64,7 +64,7 @@ class Strings:
                        self.search, self.lines)
 
 
-class _Loader(yaml.SafeLoader):
+class NoAliasLoader(yaml.SafeLoader):
     """The safe loader, without anchors and aliases."""
 
     def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
@@ -96,7 +96,7 @@ def load(path: Path, lang: str) -> Strings:
         line = raw[: error.start].count(b"\n") + 1
         raise StringsError([f"{shown}:{line}: not UTF-8 (byte {raw[error.start]:#x}): save it as UTF-8"]) from None
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=NoAliasLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"{shown}:{mark.line + 1}" if mark else shown
@@ -183,7 +183,7 @@ def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str], lines: 
 def _search(node: yaml.Node, shown: str, strings: Strings) -> list[str]:
     where = f"{shown}:{_line(node)}: search"
     try:
-        value = yaml.load(yaml.serialize(node), Loader=_Loader)  # noqa: S506 - the safe loader, without aliases
+        value = yaml.load(yaml.serialize(node), Loader=NoAliasLoader)  # noqa: S506 - the safe loader, without aliases
     except yaml.YAMLError:
         return [f"{where}: expected lang: [...]"]
     if not isinstance(value, dict) or set(value) - {"lang", "pipeline", "separator"}:
