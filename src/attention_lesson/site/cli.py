@@ -73,9 +73,10 @@ def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:
     parser.add_argument("--section", type=int, help="run one section (1, 2, …)")
     parser.add_argument("--lang", default=os.environ.get("LESSON_LANG") or SOURCE_LANG, help="language code")
     args = parser.parse_args(argv)
-    root = (folder or Path.cwd()).resolve()
-    root = next((p for p in (root, *root.parents) if (p / "mkdocs.yml").is_file()), root)
-    project = Project(root)
+    try:
+        project = Project.find(folder or Path.cwd())
+    except LookupError as error:
+        parser.error(str(error))
     if args.lang not in project.languages():
         parser.error(f"--lang {args.lang}: no such language; the languages are {', '.join(project.languages())}")
     try:

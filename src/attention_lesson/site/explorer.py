@@ -1,19 +1,8 @@
-"""Section 2's query–key explorer, the figure kind ``explorer`` that :func:`figures.render` dispatches here.
-
-Keys on a plane and a query the reader moves, with the scores q·k and the weights softmax(multiplier × scores)
-beside them. Drawn here for the first preset at multiplier 1 (what a reader without JavaScript sees);
-lesson.js (data-qk) recomputes it as the query moves, in float32 as torch does. All of the page's text is escaped.
-
-A page may give the reader tasks: ``goals`` (data, the same in every language) and ``tasks`` (text, one per goal).
-A goal is one of a fixed vocabulary over the weights the explorer shows (label positions count from 0)::
-
-    {"kind": "above", "at": i, "value": v}   # the weight of label i is more than v
-    {"kind": "more", "at": i, "than": j}     # the weight of label i is more than that of label j
-    {"kind": "even", "within": t}            # every weight is within t of every other
-
-The tasks are a plain list in the HTML; lesson.js marks each ✓ once the reader's query and multiplier meet it and
-says so in a live region. A goal that no point of the grid meets, or that the figure as drawn already meets, fails
-the build: a task must ask for a change the reader can make.
+"""The figure kind ``explorer`` (section 2's live figure): keys on a plane and a query the reader moves, with
+the scores q·k and the weights softmax(multiplier × scores) beside them, drawn for the first preset at ×1 (what
+a reader without JavaScript sees); lesson.js (data-qk) redraws it in float32, as torch computes. A page's
+``goals`` (the vocabulary is in CONTRIBUTING.md) are checked here: each must be unmet as drawn and reachable
+somewhere on the plane. All text is escaped.
 """
 
 from __future__ import annotations
@@ -22,6 +11,7 @@ import math
 import struct
 
 from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _esc, _got, _is_number, _json
+from attention_lesson.site.figures import _n as _f
 
 _SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)  # the slider's multipliers
 _RANGE, _STEP = (-0.5, 1.2), 0.05  # where the query can go (and the keys be), in each coordinate; its grid
@@ -36,10 +26,6 @@ def _f32(v: float) -> float:
 
 def _pt(x: float, y: float) -> tuple[float, float]:
     return _ORIGIN[0] + _UNIT * x, _ORIGIN[1] - _UNIT * y
-
-
-def _f(v: float) -> str:
-    return f"{round(v, 1) + 0.0:g}"
 
 
 def _arrow(x: float, y: float, head: tuple[float, float]) -> tuple[str, str]:

@@ -1,18 +1,10 @@
-"""The pages' figures, as a page declares them: four generic kinds, knowing no page, no session and no value.
+"""The pages' figures (heatmap, bars, lines, explorer), drawn from a page's declaration, knowing no page.
 
-A page's ``figure`` block names a kind and gives its ``data`` (values the runner evaluated: plain lists and
-numbers) and its ``text`` (strings in the page's language, written by a translator, so never trusted: all of it
-is escaped); :func:`render` returns the ``<figure>``::
-
-    render("heatmap", {"values": weights}, {"title": ..., "labels": "床前明月光", ...}, ui, "fig-1")
-
-Each figure is inline SVG written here as text (no plotting library, no numpy): its words are ``<text>`` elements,
-so the browser draws them in the page's fonts; text, axes and ticks are ``currentColor`` on a transparent
-background, and a heatmap's cells take the palette's colours (CSS custom properties, lesson.css), so one SVG reads
-on the light and the dark palette. A viewBox unit is a CSS px at the figure's max-width; text is at least 11 CSS px
-when a figure is shown 390 px wide, and the output is byte-identical from one build to the next. Text widths are
-estimated (:func:`_em`), which is all the layout needs. The explorer (section 2's live figure) is drawn by
-explorer.py.
+:func:`render` takes a figure's ``data`` (values the run evaluated: plain lists and numbers) and its ``text``
+(a translator's words, so all of it escaped) and returns a ``<figure>`` with inline SVG written as text: words
+are ``<text>`` in the page's fonts, ink is ``currentColor``, heatmap cells take the palette's CSS variables
+(lesson.css), so one SVG reads in light and dark. Text is at least 11 CSS px on a 390 px phone, text widths are
+estimated (:func:`_em`), and the output is byte-identical from one build to the next.
 """
 
 from __future__ import annotations
@@ -24,6 +16,7 @@ import numbers
 import re
 import unicodedata
 from collections.abc import Mapping
+from importlib import import_module
 
 KINDS = ("heatmap", "bars", "lines", "explorer")
 
@@ -345,15 +338,6 @@ def _log_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
     return [(v, f"{v:g}") for v in ticks]
 
 
-def _linear_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
-    """A linear axis's ticks from lo to hi and their words, 1, 2 or 5 times a power of ten apart, at most `most`."""
-    e = math.floor(math.log10((hi - lo) / max(1, most - 1)))
-    step = next(s for s in (m * 10.0**e for m in (1, 2, 5, 10, 20)) if (hi - lo) / s <= max(1, most - 1) + 1e-9)
-    places = max(0, -math.floor(math.log10(step) + 1e-9))
-    return [(k * step, f"{round(k * step, places) + 0.0:.{places}f}")
-            for k in range(math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) + 1)]
-
-
 _SERIES = ((_BLUE, "o"), (_ORANGE, "s"), (_GREY, "^"), (_PURPLE, "D"))  # a series' colour and marker
 _MARKS = {  # a marker at (x, y), as a path
     "o": lambda x, y: f"M{_n(x - 4)} {_n(y)}a4 4 0 1 0 8 0a4 4 0 1 0-8 0Z",
@@ -364,49 +348,39 @@ _MARKS = {  # a marker at (x, y), as a path
 
 
 def _lines(d: _Decl, ident: str) -> str:
-    """Series of y against x, each named in the legend; `log: true` for log-log axes."""
-    log = d.data.get("log", d.text.get("log", False))
-    if not isinstance(log, bool):
-        d.fail(f"log must be true (log-log axes) or false, got {log!r:.40}")
+    """Series of y against x on log-log axes (what the lesson plots: how a quantity grows with another), each
+    named in the legend, where ``{slope}`` is its fitted slope."""
+    if d.data.get("log", d.text.get("log", True)) is not True:
+        d.fail("log: lines are drawn on log-log axes (log: true, or no log key)")
     xs = d.numbers("x", "a list of numbers")
     series = d.matrix("y", f"a list of series, each a list of {len(xs)} numbers like x")
     if len(set(xs)) < 2 or len(series[0]) != len(xs):
         d.fail(f"y must be a list of series, each {len(xs)} numbers like x (2 distinct x at least), got {_got(series)}")
-    names = d.strings("series", len(series), f"a list of {len(series)} names (one per series)")
-    positive = min(xs) > 0 and min(map(min, series)) > 0
-    if log and not positive:
+    if min(xs) <= 0 or min(map(min, series)) <= 0:
         d.fail("x and y must hold positive numbers only, to be drawn on log-log axes")
-    for k, name in enumerate(names):
-        if "{slope}" in name and not positive:
-            d.fail(f"series[{k}] shows {{slope}}, a log-log slope, which needs positive x and y")
-        names[k] = name.replace("{slope}", f"{_slope(xs, series[k]):.1f}") if "{slope}" in name else name
+    names = d.strings("series", len(series), f"a list of {len(series)} names (one per series)")
+    names = [name.replace("{slope}", f"{_slope(xs, ys):.1f}") for name, ys in zip(names, series, strict=True)]
     width, height, size = 540, 340, _min_px(540)
     head = size + 1.5
     title = _wrap(d.string("title"), head, width - 2 * _PAD)
     xlabel, ylabel = _wrap(d.string("xlabel"), size, width * 0.8), _wrap(d.string("ylabel"), size, height * 0.6)
     flat = _flat(series)
-    if log:
-        (x0, x1), (y0, y1) = (min(xs) / 1.25, max(xs) * 1.25), (min(flat) / 1.6, max(flat) * 1.6)
-    else:
-        unit, margin = 0 <= min(flat) and max(flat) <= 1, (max(xs) - min(xs)) * 0.05
-        (x0, x1) = (min(xs) - margin, max(xs) + margin)
-        (y0, y1) = (0, 1.05) if unit else (min(0.0, *flat) * 1.12, max(0.0, *flat) * 1.12 or 1.0)
+    (x0, x1), (y0, y1) = (min(xs) / 1.25, max(xs) * 1.25), (min(flat) / 1.6, max(flat) * 1.6)
     top = _PAD + _lines_of(title) * head * 1.25 + 10
     bottom = height - _PAD - _lines_of(xlabel) * size * 1.2 - size * 1.2 - 10  # the plot's, then x's ticks, label
     most = int((bottom - top) // (size * 2)) + 1
-    yt = _log_ticks(y0, y1, most) if log else _linear_ticks(y0, y1, most)
+    yt = _log_ticks(y0, y1, most)
     yw = max(_em(t) for _, t in yt) * size
     left = _PAD + _lines_of(ylabel) * size * 1.2 + yw + 12
-    tr = math.log if log else float
-    fixed = sorted(set(xs)) if log and len(set(xs)) <= 8 else []
+    fixed = sorted(set(xs)) if len(set(xs)) <= 8 else []
     right = width - _PAD - _em(f"{max(fixed or [x1]):g}") * size / 2
-    X = lambda v: left + (tr(v) - tr(x0)) / (tr(x1) - tr(x0)) * (right - left)  # noqa: E731 - data to units
-    Y = lambda v: bottom - (tr(v) - tr(y0)) / (tr(y1) - tr(y0)) * (bottom - top)  # noqa: E731
+    X = lambda v: left + math.log(v / x0) / math.log(x1 / x0) * (right - left)  # noqa: E731 - data to units
+    Y = lambda v: bottom - math.log(v / y0) / math.log(y1 / y0) * (bottom - top)  # noqa: E731
     room = max(_em(f"{v:.6g}") for v in (x0, x1, *xs)) * size + 16  # a tick label's, at most
     if fixed and min(X(b) - X(a) for a, b in zip(fixed, fixed[1:], strict=False)) < room:
         fixed = []
     most = int((right - left) // room) + 1
-    xt = [(v, f"{v:g}") for v in fixed] or (_log_ticks(x0, x1, most) if log else _linear_ticks(x0, x1, most))
+    xt = [(v, f"{v:g}") for v in fixed] or _log_ticks(x0, x1, most)
     body = [f'<g {_GRID}>' + "".join(f'<path d="M{_n(X(v))} {_n(top)}V{_n(bottom)}"/>' for v, _ in xt)
             + "".join(f'<path d="M{_n(left)} {_n(Y(v))}H{_n(right)}"/>' for v, _ in yt) + "</g>",
             f'<path d="M{_n(left)} {_n(top)}V{_n(bottom)}H{_n(right)}" fill="none" stroke="currentColor"/>',
@@ -458,16 +432,6 @@ def _legend(names: list[str], points: list[list[tuple[float, float]]], box: tupl
     return "".join(out)
 
 
-# ----------------------------------------------------------------------------------------------- explorer
-
-
-def _explorer(d: _Decl, ident: str) -> str:
-    """Section 2's query–key explorer: drawn by explorer.py (which takes this module's helpers, hence imported here)."""
-    from attention_lesson.site import explorer
-
-    return explorer.draw(d, ident)
-
-
 # ---------------------------------------------------------------------------------------------------- API
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
@@ -476,11 +440,11 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),
                        "text": ("title", "series", "xlabel", "ylabel", "alt", "caption?", "log?"), "ui": ()}),
-    "explorer": (_explorer, {"data": ("keys", "query", "exercise", "goals?"),
-                             "text": ("labels", "panels", "alt", "caption?", "tasks?"),
-                             "ui": ("qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise",
-                                    "qk_live", "slider_label", "list_sep", "qk_tasks", "qk_task_done",
-                                    "qk_task_live")}),
+    "explorer": (lambda d, ident: import_module("attention_lesson.site.explorer").draw(d, ident),
+                 {"data": ("keys", "query", "exercise", "goals?"), "text": ("labels", "panels", "alt", "caption?",
+                                                                          "tasks?"),
+                  "ui": ("qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise", "qk_live",
+                         "slider_label", "list_sep", "qk_tasks", "qk_task_done", "qk_task_live")}),
 }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_lesson.site import source, strings
-from attention_lesson.site.run import BlockError, Runner, Stats
+from attention_lesson.site.run import Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
 from attention_lesson.site.store import Store
 
@@ -25,6 +25,15 @@ LANG_CODE = re.compile(r"[a-z]{2,3}(?:-(?:[A-Z][a-z]{3}|[A-Z]{2}|[0-9]{3}))?")
 @dataclass
 class Project:
     root: Path
+
+    @classmethod
+    def find(cls, start: Path) -> Project:
+        """The project at or above `start` (a folder with mkdocs.yml and docs/); LookupError if none."""
+        here = start.resolve()
+        root = next((p for p in (here, *here.parents) if (p / "mkdocs.yml").is_file() and (p / "docs").is_dir()), None)
+        if root is None:
+            raise LookupError(f"no mkdocs.yml with a docs/ folder at or above {here}")
+        return cls(root)
 
     @property
     def docs(self) -> Path:
@@ -206,6 +215,3 @@ def check_translation(project: Project, lang: str, page: str) -> list[str]:
     except SourceError as error:
         return [str(error)]
 
-
-__all__ = ["BlockError", "PageRun", "Project", "check_translation", "claim_errors", "include_problems", "run_page",
-           "typed_numbers"]

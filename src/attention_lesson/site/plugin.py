@@ -6,17 +6,7 @@ calling MkDocs' ``build()`` again with that language's configuration. The first 
 folder and runs every Japanese page's sessions (:mod:`attention_lesson.site.lesson`); every build then renders
 its pages from those runs. A translated page never runs code: its blocks show the Japanese run.
 
-Configured in mkdocs.yml (every environment variable the build reads is there)::
-
-    plugins:
-      - attention-lesson:
-          lang: !ENV [LESSON_LANG, ""]             # build or serve this language alone
-          no_cache: !ENV [LESSON_NO_CACHE, false]  # run every session again (nothing read from the store)
-          store: !ENV [LESSON_STORE, ""]           # a results store to use instead of .cache/runs
-          site_url: !ENV [LESSON_SITE_URL, ""]     # where the site is published (canonical links, sitemap)
-          repo_url: !ENV [LESSON_REPO_URL, ""]     # where its sources are (edit links)
-          timeout: 120                             # seconds a block may run
-          max_output: 1000000                      # characters a block may print
+Its options are in mkdocs.yml, with every environment variable the build reads.
 """
 
 from __future__ import annotations
@@ -69,25 +59,16 @@ repository."""
 class Flag(config_options.BaseConfigOption[bool]):
     """Yes or no, also from an environment variable: true, false, 1, 0, yes, no, on, off."""
 
-    WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
-             "off": False, "": False}
-
-    def __init__(self, default: bool = False) -> None:
-        super().__init__()
-        self.default = default
-
     def run_validation(self, value: object) -> bool:
-        if isinstance(value, bool):
-            return value
         word = str(value).strip().lower() if value is not None else ""
-        if word not in self.WORDS:
+        if word not in source.TRUE | {"0", "false", "no", "off", ""}:
             raise ValidationError(f"expected true or false (1 or 0), got {value!r}")
-        return self.WORDS[word]
+        return word in source.TRUE
 
 
 class LessonConfig(Config):
     lang = config_options.Type(str, default="")
-    no_cache = Flag(default=False)
+    no_cache = Flag()
     store = config_options.Type(str, default="")
     cache_dir = config_options.Type(str, default=".cache")
     site_url = config_options.Type(str, default="")
@@ -444,37 +425,32 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 self._publish(config)
 
     def _language(self, config: MkDocsConfig, code: str) -> None:
-        """Build a language, or under `mkdocs serve` put it back unchanged when nothing it is made of changed:
-        an edit of one page then rebuilds one language (ARCHITECTURE.md, Budgets)."""
-        kept = Path(config.site_dir) / f".{code}"
-        if self.command == "serve":
-            mark = render.fingerprint(self.site.project, code, self.site.runs, dict(self.config))
-            if self.fingerprints.get(code) == mark and kept.is_dir():
-                os.replace(kept, Path(config.site_dir) / code)
-                return
-            shutil.rmtree(kept, ignore_errors=True)
-            self.fingerprints.pop(code, None)
-            self._build_language(config, code)
-            self.fingerprints[code] = mark
-            return
-        self._build_language(config, code)
-
-    def _build_language(self, config: MkDocsConfig, code: str) -> None:
-        """Build one more language folder into ``site/<code>/``, in this process, from the same runs.
+        """Build one more language folder into ``site/<code>/``, in this process, from the same runs; under `mkdocs
+        serve`, put it back unchanged when nothing it is made of changed (ARCHITECTURE.md, Budgets).
 
         MkDocs keeps one instance of a plugin that has ``on_startup`` per process (for `mkdocs serve`), so the
         language's configuration gets this very instance: its state is put back once that build is done."""
+        kept, mark = Path(config.site_dir) / f".{code}", ""
+        if self.command == "serve":
+            mark = render.fingerprint(self.site.project, code, self.site.runs, dict(self.config))
+            if self.fingerprints.pop(code, None) == mark and kept.is_dir():
+                os.replace(kept, Path(config.site_dir) / code)
+                self.fingerprints[code] = mark
+                return
+            shutil.rmtree(kept, ignore_errors=True)
         mine = dict(self.__dict__)
         try:
             child = load_config(config.config_file_path, site_dir=str(Path(config.site_dir) / code),
                                 strict=config.strict)
             plugin = child.plugins["attention-lesson"]
-            plugin.config.update({**{k: v for k, v in mine["config"].items()}, "lang": code})
+            plugin.config.update({**mine["config"], "lang": code})
             plugin.parent, plugin.command, plugin.published, plugin.building = self.site, self.command, None, None
             build(child, dirty=False)
         finally:
             self.__dict__.clear()
             self.__dict__.update(mine)
+        if mark:
+            self.fingerprints[code] = mark
 
     def on_build_error(self, *, error: Exception) -> None:
         logging.getLogger("mkdocs").removeHandler(self.warnings)

@@ -1,15 +1,9 @@
 """Run a page's sessions once, and keep each session's result as data.
 
-A session is the steps of one ``session=`` of a Japanese page (or of one notebook), in page order
-(:func:`attention_lesson.site.source.steps`). Its key is a SHA-256 of its steps' code, the package's lesson
-modules, the data files beside the listings and the Python and torch versions. A stored result with that key
-is used as it is and nothing runs; otherwise the whole session runs in a fresh namespace and its result is
-stored: what each block printed, each value as text, each figure's data as JSON, each claim's verdict. So a
-page never mixes two runs, and every language shows the same run.
-
-The code that runs is the Japanese code exactly as written. Each block has a time limit and an output limit;
-anything it raises, a claim that does not hold or a limit it passes is a :class:`BlockError` naming the
-file and line (the snippet's own line when the code came from snippets/).
+A session (the steps of one ``session=``, :func:`attention_lesson.site.source.steps`) is keyed on its code,
+the package's modules, the listings' data files and the Python and torch versions. A stored result is used as
+it is; otherwise the whole session runs, the Japanese code exactly as written, in a fresh namespace with a time
+and an output limit. An error is a :class:`BlockError` naming the file and line the failing code came from.
 """
 
 from __future__ import annotations

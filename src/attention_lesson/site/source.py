@@ -1,21 +1,9 @@
 """Pages read as text, before anything renders or runs: their fences, includes, values and claims.
 
-A Japanese page (or notebook) is the project's code and prose: :func:`steps` turns it into the steps its
-sessions run. A translated page is text: :func:`translation_problems` compares it with the Japanese page and
-refuses anything that could run code, include a file, add markup or point elsewhere. Both read the page the
-same way, line by line, whatever the fence syntax (backticks or tildes, any indentation: inside admonitions,
-tabs and lists). The renderer checks again what it is given (:mod:`attention_lesson.site.plugin`), so a form
-this reader missed still cannot run a translator's code.
-
-The page's own syntax, for editors (CONTRIBUTING.md):
-
-* ```` ```python exec="on" session="s" ```` runs its code in session ``s`` of the page (markdown-exec's options);
-* ```` ```figure ```` is a figure (YAML: ``kind``, data expressions, text), ```` ```claim ```` lines are
-  expressions that must be true;
-* ``{{ expr }}`` or ``{{ expr:.2f }}`` in prose is a value.
-
-Figures, claims and values read the names of the session of the python block above them; one above every
-block reads the names of the page's first session at its end.
+A Japanese page is the project's code and prose: :func:`steps` turns it into its sessions' steps. A translated
+page is text: :func:`translation_problems` compares it with the Japanese page and refuses anything that could
+run code, include a file, add markup or point elsewhere. Both read a page line by line, whatever the fence
+syntax (backticks or tildes, any indentation). The page syntax is in CONTRIBUTING.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Session results on disk, as JSON data: ``<folder>/<key[:2]>/<key>.json``.
-
-The store is a cache on the user's disk, and anything may have written it, so it holds data only: JSON, read
-with ``json.loads``, checked against the SHA-256 of its payload and its own key. An entry that is damaged,
-foreign or of another format is ignored and its session runs again. Writes are atomic (a temporary file in the
-same folder, then ``os.replace``), so builds can share a store and an interrupted build leaves whole entries.
-A store that cannot be written is said once, and the build goes on without keeping its results.
+"""Session results on disk as JSON data (``<folder>/<key[:2]>/<key>.json``), checked against the SHA-256 of
+their payload and their own key: a damaged or foreign entry is ignored and its session runs again. Writes are
+atomic, so builds can share a store; a store that cannot be written is said once and the build goes on.
 """
 
 from __future__ import annotations

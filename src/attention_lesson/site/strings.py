@@ -1,14 +1,8 @@
-"""A language's words: ``docs/<code>/strings.yml`` read as data, and the lesson's code and output in that language.
+"""A language's words (``docs/<code>/strings.yml``, untrusted text) and the lesson's code and output in them.
 
-A translator writes this file, so it is untrusted text. It is read with PyYAML's safe loader, which refuses
-anchors and aliases here (a 1 KB file of nested aliases expands to gigabytes), tags and anything but strings.
-Every value is capped in size and checked for its kind; each problem is one line naming the file and the line.
-Nothing here escapes for HTML: the places that put a value into a page do (:mod:`attention_lesson.site.plugin`,
-:mod:`attention_lesson.site.figures`).
-
-Code is translated for reading, after it ran: :func:`localize_source` swaps a listing's comments and printed
-Japanese strings for the language's, and :func:`localize_output` swaps those strings in what the Japanese code
-printed. The code that runs is always the Japanese code as written.
+The file is read with the safe loader, without anchors, aliases or tags, every value capped and checked, each
+problem one line naming file:line; whoever puts a value into a page escapes it. :func:`localize_source` and
+:func:`localize_output` put a listing's comments and printed strings into the language after the run.
 """
 
 from __future__ import annotations
@@ -103,47 +97,57 @@ def load(path: Path, lang: str) -> Strings:
         raise StringsError([f"{where}: {error.problem or error.context}"]) from None
     except yaml.YAMLError as error:
         raise StringsError([f"{shown}: {error}"]) from None
-    strings, problems = Strings(lang), []
+    strings = Strings(lang)
     if root is None:
         return strings
-    problems += [f"{shown}:{_line(node)}: tags ({node.tag.rsplit(':', 1)[-1]!r}) are not allowed: write plain text"
-                 for node in _nodes(root) if node.tag not in _PLAIN]
+    problems = [f"{shown}:{_line(node)}: tags ({node.tag.rsplit(':', 1)[-1]!r}) are not allowed: write plain text"
+                for node in _nodes(root) if node.tag not in _PLAIN]
     if not isinstance(root, yaml.MappingNode):
         raise StringsError([f"{shown}:{_line(root)}: expected keys such as name:, ui:, comments:, literals:"])
-    seen: set[str] = set()
-    for key_node, value in root.value:
-        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-        where = f"{shown}:{_line(key_node)}"
-        if key in seen:
-            problems.append(f"{where}: {key}: written twice")
-            continue
-        seen.add(key)
+    for key, node, line in _pairs(root, shown, "", problems):
+        where = f"{shown}:{line}: {key}"
         if key in NAMES:
-            strings.lines[key] = _line(key_node)
-            problems += _scalar(value, f"{where}: {key}", lambda text, k=key: strings.names.__setitem__(k, text))
-        elif key in TABLES:
-            problems += _table(value, shown, key, getattr(strings, key), strings.lines)
+            strings.lines[key] = line
+            _text(node, where, problems, strings.names, key)
+        elif key in TABLES and not (isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null")):
+            if not isinstance(node, yaml.MappingNode):
+                problems.append(f"{where}: expected keys and texts, one per line")
+                continue
+            for name, text, at in _pairs(node, shown, f"{key}: ", problems):
+                strings.lines[f"{key}.{name}"] = at
+                _text(text, f"{shown}:{at}: {key}: {name}", problems, getattr(strings, key), name)
         elif key == "search":
-            problems += _search(value, shown, strings)
-        else:
-            problems.append(f"{where}: unknown key {key!r}; known: {', '.join((*NAMES, *TABLES, 'search'))}")
+            problems += _search(node, where, strings)
+        elif key not in TABLES:
+            problems.append(f"{shown}:{line}: unknown key {key!r}; known: {', '.join((*NAMES, *TABLES, 'search'))}")
     if problems:
         raise StringsError(problems)
     return strings
 
 
-def _scalar(node: yaml.Node, where: str, keep) -> list[str]:  # noqa: ANN001
-    """One line of text (an empty one counts as not yet translated)."""
-    if not isinstance(node, yaml.ScalarNode):
-        return [f"{where}: expected one line of text between double quotes"]
-    text = node.value.strip()
-    if len(text) > MAX_VALUE:
-        return [f"{where}: {len(text)} characters, more than the {MAX_VALUE} a value may have"]
-    if "\n" in text or "\r" in text:
-        return [f"{where}: must be one line"]
-    if text:
-        keep(text)
-    return []
+def _pairs(node: yaml.MappingNode, shown: str, table: str, problems: list[str]):  # noqa: ANN202
+    """A mapping's (key, value node, line), each key text and written once (else a problem)."""
+    seen = set()
+    for key, value in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.value in seen:
+            what = "a key must be text" if not isinstance(key, yaml.ScalarNode) else f"{key.value}: written twice"
+            problems.append(f"{shown}:{_line(key)}: {table}{what}")
+            continue
+        seen.add(key.value)
+        yield key.value, value, _line(key)
+
+
+def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str], key: str) -> None:
+    """One line of text, kept in `into` (an empty one counts as not yet translated)."""
+    text = node.value.strip() if isinstance(node, yaml.ScalarNode) else None
+    if text is None:
+        problems.append(f"{where}: expected one line of text between double quotes")
+    elif len(text) > MAX_VALUE:
+        problems.append(f"{where}: {len(text)} characters, more than the {MAX_VALUE} a value may have")
+    elif "\n" in text or "\r" in text:
+        problems.append(f"{where}: must be one line")
+    elif text:
+        into[key] = text
 
 
 _PLAIN = {f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq")}
@@ -151,49 +155,23 @@ _PLAIN = {f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool"
 
 def _nodes(node: yaml.Node):  # noqa: ANN202 - every node of a document
     yield node
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            yield from _nodes(key)
-            yield from _nodes(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _nodes(item)
+    for child in node.value if isinstance(node, yaml.SequenceNode) else \
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else []:
+        yield from _nodes(child)
 
 
-def _table(node: yaml.Node, shown: str, name: str, into: dict[str, str], lines: dict[str, int]) -> list[str]:
-    if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
-        return []
-    if not isinstance(node, yaml.MappingNode):
-        return [f"{shown}:{_line(node)}: {name}: expected keys and texts, one per line"]
-    problems = []
-    for key_node, value in node.value:
-        where = f"{shown}:{_line(key_node)}"
-        if not isinstance(key_node, yaml.ScalarNode):
-            problems.append(f"{where}: {name}: a key must be text")
-            continue
-        key = key_node.value
-        if key in into:
-            problems.append(f"{where}: {name}: {key!r} written twice")
-            continue
-        lines[f"{name}.{key}"] = _line(key_node)
-        problems += _scalar(value, f"{where}: {name}: {key}", lambda text, k=key: into.__setitem__(k, text))
-    return problems
-
-
-def _search(node: yaml.Node, shown: str, strings: Strings) -> list[str]:
-    where = f"{shown}:{_line(node)}: search"
+def _search(node: yaml.Node, where: str, strings: Strings) -> list[str]:
     try:
         value = yaml.load(yaml.serialize(node), Loader=NoAliasLoader)  # noqa: S506 - the safe loader, without aliases
     except yaml.YAMLError:
         return [f"{where}: expected lang: [...]"]
     if not isinstance(value, dict) or set(value) - {"lang", "pipeline", "separator"}:
         return [f"{where}: only lang:, pipeline: and separator: are allowed"]
-    langs, pipeline = value.get("lang") or [], value.get("pipeline")
+    langs, pipeline, separator = value.get("lang") or [], value.get("pipeline"), value.get("separator")
     if not isinstance(langs, list) or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{2,3}", x) for x in langs):
         return [f"{where}: lang: a list of two- or three-letter codes, e.g. [en]"]
     if pipeline is not None and (not isinstance(pipeline, list) or not set(pipeline) <= SEARCH_PIPELINE):
         return [f"{where}: pipeline: a list of {', '.join(sorted(SEARCH_PIPELINE))}"]
-    separator = value.get("separator")
     if separator is not None and (not isinstance(separator, str) or len(separator) > 300):
         return [f"{where}: separator: one short regular expression"]
     strings.search = value

@@ -10,8 +10,10 @@ the same check on every folder before any code runs, and the status page shows t
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -171,12 +173,10 @@ def language_problem(lang: str) -> str | None:
     return None
 
 
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def template(project: Project) -> str:
-    """A new strings.yml: every text to translate, each value the Japanese text between double quotes."""
+    """A new strings.yml: every text to translate, each value the Japanese text between double quotes (a JSON
+    string is a YAML double-quoted one)."""
+    _quoted = functools.partial(json.dumps, ensure_ascii=False)
     source = project.strings(SOURCE_LANG)
     pending = pending_strings(project, strings.Strings("new"))
     lines = ["# Translate each value between its double quotes; keep every key (left of the colon) as it is.",
@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--init", action="store_true", help="start docs/<code>/ with a strings.yml to translate")
     args = parser.parse_args(argv)
     try:
-        project = Project(_find_root())
+        project = Project.find(Path.cwd())
     except LookupError as error:
         parser.exit(2, f"{prog}: error: {error}\n")
     if args.init:
@@ -262,14 +262,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(f"{prog}: error: {m}" for m in mistakes), file=sys.stderr)
         return 2
     return 0
-
-
-def _find_root(start: Path | None = None) -> Path:
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "mkdocs.yml").is_file() and (folder / "docs").is_dir():
-            return folder
-    raise LookupError(f"no mkdocs.yml with a docs/ folder at or above {here}")
 
 
 if __name__ == "__main__":
