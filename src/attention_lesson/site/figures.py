@@ -359,14 +359,16 @@ def _lines(d: _Decl, ident: str) -> str:
     if min(xs) <= 0 or min(map(min, series)) <= 0:
         d.fail("x and y must hold positive numbers only, to be drawn on log-log axes")
     names = d.strings("series", len(series), f"a list of {len(series)} names (one per series)")
-    names = [name.replace("{slope}", f"{_slope(xs, ys):.1f}") for name, ys in zip(names, series, strict=True)]
-    width, height, size = 540, 340, _min_px(540)
+    width, height, size = 540, 360, _min_px(540)
+    names = [_wrap(name.replace("{slope}", f"{_slope(xs, ys):.1f}"), size, width - 2 * _PAD - 80)
+             for name, ys in zip(names, series, strict=True)]
     head = size + 1.5
     title = _wrap(d.string("title"), head, width - 2 * _PAD)
     xlabel, ylabel = _wrap(d.string("xlabel"), size, width * 0.8), _wrap(d.string("ylabel"), size, height * 0.6)
     flat = _flat(series)
     (x0, x1), (y0, y1) = (min(xs) / 1.25, max(xs) * 1.25), (min(flat) / 1.6, max(flat) * 1.6)
-    top = _PAD + _lines_of(title) * head * 1.25 + 10
+    legend = _PAD + _lines_of(title) * head * 1.25 + 4
+    top = legend + sum(_lines_of(name) * size * 1.2 + 4 for name in names) + 10
     bottom = height - _PAD - _lines_of(xlabel) * size * 1.2 - size * 1.2 - 10  # the plot's, then x's ticks, label
     most = int((bottom - top) // (size * 2)) + 1
     yt = _log_ticks(y0, y1, most)
@@ -396,35 +398,18 @@ def _lines(d: _Decl, ident: str) -> str:
         colour, mark = _SERIES[k % 4]
         body.append(f'<path d="M{"L".join(f"{_n(x)} {_n(y)}" for x, y in line)}" fill="none" stroke="{colour}" '
                     f'stroke-width="2.5"/><path d="{"".join(_MARKS[mark](x, y) for x, y in line)}" fill="{colour}"/>')
-    body.append(_legend(names, points, (left, top, right, bottom), size))
+    body.append(_legend(names, left + 6, legend, size))
     svg = _svg(width, height, d.string("alt"), body)
     return _figure("lines", svg, d.string("caption", d.string("alt")))
 
 
-def _legend(names: list[str], points: list[list[tuple[float, float]]], box: tuple[float, ...], size: float) -> str:
-    """The series' names with their lines and markers, inside the plot at the corner or side (in matplotlib's order
-    of preference) that covers the fewest of the series' points and lines."""
-    left, top, right, bottom = box
-    names = [_wrap(name, size, right - left - 60) for name in names]
-    w = 44 + max(_em(line) for name in names for line in name.split("\n")) * size
-    h = sum(_lines_of(name) * size * 1.2 + 4 for name in names) + 4
-    samples = [(a[0] + (b[0] - a[0]) * t / 20, a[1] + (b[1] - a[1]) * t / 20)
-               for line in points for a, b in zip(line, line[1:], strict=False) for t in range(21)]
-    marks = [p for line in points for p in line]
-    xs, ys = (left + 6, (left + right - w) / 2, right - 6 - w), (top + 4, (top + bottom - h) / 2, bottom - 4 - h)
-    spots = [(xs[2], ys[0]), (xs[0], ys[0]), (xs[0], ys[2]), (xs[2], ys[2]), (xs[2], ys[1]), (xs[0], ys[1]),
-             (xs[1], ys[2]), (xs[1], ys[0]), (xs[1], ys[1])]
-
-    def covered(spot: tuple[float, float]) -> int:
-        x, y = spot
-        inside = lambda p, r: x - r <= p[0] <= x + w + r and y - r <= p[1] <= y + h + r  # noqa: E731
-        return sum(10 for p in marks if inside(p, 5)) + sum(1 for p in samples if inside(p, 2))
-
-    x, y = min(spots, key=covered)
+def _legend(names: list[str], x: float, y: float, size: float) -> str:
+    """The series' names with their lines and markers, one under another from (x, y), above the plot (where they
+    never cover a point)."""
     out = []
     for k, name in enumerate(names):
         colour, mark = _SERIES[k % 4]
-        mid = y + 4 + size * 0.6
+        mid = y + size * 0.6
         out.append(f'<path d="M{_n(x)} {_n(mid)}h28" stroke="{colour}" stroke-width="2.5"/><path d="'
                    f'{_MARKS[mark](x + 14, mid)}" fill="{colour}"/>' + _text(x + 36, mid, name, size, "start",
                                                                              ' dy="0.35em"'))

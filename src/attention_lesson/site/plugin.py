@@ -30,6 +30,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
@@ -86,17 +87,6 @@ def _fail(problems: list[str]) -> None:
         raise PluginError("\n".join(dict.fromkeys(problems)))
 
 
-class _Warnings(logging.Handler):
-    """The warnings of a build: MkDocs stops a strict build on them only after on_post_build."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
 class LessonPlugin(BasePlugin[LessonConfig]):
     def __init__(self) -> None:
         self.command = "build"
@@ -108,7 +98,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.ctrl_c: publish.CtrlC | None = None  # notes a Ctrl-C that a library might swallow
         self.fallbacks: set[str] = set()
         self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
-        self.warnings = _Warnings()  # `mkdocs build --strict` swaps its site in only without any
+        self.warnings = CountHandler(level=logging.WARNING)  # a strict build swaps its site in only with none
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
         self._cursor: dict[str, int] = {}
@@ -401,7 +391,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
         folders): a language whose sources did not change is put back as it was (see on_post_build)."""
         if self.parent is None and self.published is not None:
-            self.warnings.count = 0
+            self.warnings.counts.clear()
             logging.getLogger("mkdocs").addHandler(self.warnings)
         if self.parent is None and self.command == "serve" and not self.config.lang:
             for code in self.site.languages[1:]:
@@ -421,7 +411,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             sitemap.merge(self.config.site_url, sitemaps)
         if self.published is not None:
             logging.getLogger("mkdocs").removeHandler(self.warnings)
-            if not (config.strict and self.warnings.count):  # else MkDocs stops now, and on_build_error cleans up
+            if not (config.strict and self.warnings.counts):  # else MkDocs stops now, and on_build_error cleans up
                 self._publish(config)
 
     def _language(self, config: MkDocsConfig, code: str) -> None:
