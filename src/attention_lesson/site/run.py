@@ -41,10 +41,8 @@ class BlockError(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    seconds: float = 120.0
-    """A block that runs longer is stopped."""
-    output: int = 1_000_000
-    """Characters a block may print."""
+    seconds: float = 120.0  # a block that runs longer is stopped
+    output: int = 1_000_000  # characters a block may print
 
 
 @dataclass
@@ -54,16 +52,9 @@ class Stats:
     seconds: float = 0.0
 
 
-def version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "-"
-
-
 def environment(root: Path) -> str:
     """What every session's result depends on besides its own code."""
-    parts = [str(FORMAT), platform.python_version(), version("torch")]
+    parts = [str(FORMAT), platform.python_version(), metadata.version("torch")]
     package = root / "src" / "attention_lesson"
     for path in sorted(package.glob("*.py")):
         parts += [path.name, hashlib.sha256(path.read_bytes()).hexdigest()]
@@ -182,21 +173,13 @@ def _time_limit(seconds: float, where: str):
 
 def _line_of(error: BaseException, step: Step, filename: str) -> str:
     """Where the error happened: the file and line the failing code came from."""
-    line = None
-    if isinstance(error, SyntaxError) and error.filename == filename:
-        line = error.lineno
-    else:
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
-        line = frames[-1].lineno if frames else None
-    if line and 0 < line <= len(step.origins):
-        return step.origins[line - 1]
-    return step.where
+    frames = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    line = error.lineno if isinstance(error, SyntaxError) and error.filename == filename else (frames or [0])[-1]
+    return step.origins[line - 1] if line and 0 < line <= len(step.origins) else step.where
 
 
 def _describe(error: BaseException) -> str:
-    message = str(error).strip().splitlines()
-    if isinstance(error, SyntaxError):
-        return f"SyntaxError: {error.msg}"
+    message = [error.msg] if isinstance(error, SyntaxError) else str(error).strip().splitlines()
     return type(error).__name__ + (f": {message[-1]}" if message else "")
 
 
@@ -237,34 +220,28 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
         except Exception as error:  # noqa: BLE001 - any error in the lesson's code is the editor's to see
             raise BlockError(f"{_line_of(error, step, filename)}: {_describe(error)}") from None
         return {"output": buffer.getvalue()}
+    def value(expr: str, what: str) -> Any:
+        try:
+            return eval(compile(expr, filename, "eval"), namespace)  # noqa: S307 - the Japanese page's expression
+        except Exception as error:  # noqa: BLE001
+            raise BlockError(f"{what}: {_describe(error)}") from None
+
     if step.kind == "value":
         expr, spec = split_value(step.code)
-        try:
-            return {"value": formatted(eval(compile(expr, filename, "eval"), namespace), spec)}  # noqa: S307
-        except Exception as error:  # noqa: BLE001
-            raise BlockError(f"{step.where}: the value {{{{ {step.code} }}}}: {_describe(error)}") from None
+        return {"value": formatted(value(expr, f"{step.where}: the value {{{{ {step.code} }}}}"), spec)}
     if step.kind == "claim":
+        path, first = step.where.rsplit(":", 1)
         for offset, line in enumerate(step.code.splitlines(), 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + offset}"
-            try:
-                holds = eval(compile(line.strip(), filename, "eval"), namespace)  # noqa: S307
-            except Exception as error:  # noqa: BLE001
-                raise BlockError(f"{where}: the claim {line.strip()!r}: {_describe(error)}") from None
-            if not holds:
-                return {"claim": line.strip(), "line": offset}
+            claim = line.strip()
+            if claim and not claim.startswith("#") and not value(claim, f"{path}:{int(first) + offset}: the "
+                                                                        f"claim {claim!r}"):
+                return {"claim": claim, "line": offset}
         return {"claim": None}
-    data = {}
-    for name, expr in yaml.safe_load(step.code).items():
-        if name in ("kind", "log"):
-            data[name] = expr
-            continue
-        try:
-            value = eval(compile(str(expr), filename, "eval"), namespace)  # noqa: S307
-        except Exception as error:  # noqa: BLE001
-            raise BlockError(f"{step.where}: the figure's {name}: {expr!r}: {_describe(error)}") from None
-        data[name] = jsonable(value, f"{step.where}: {name}")
+    data = yaml.safe_load(step.code)
+    for name, expr in data.items():
+        if name not in ("kind", "log"):  # every other key is an expression
+            found = value(str(expr), f"{step.where}: the figure's {name}: {expr!r}")
+            data[name] = jsonable(found, f"{step.where}: {name}")
     return {"figure": data}
 
 

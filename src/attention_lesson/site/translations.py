@@ -27,30 +27,21 @@ STATUS_PAGE = "translation-status.md"
 
 
 def code_problems(project: Project, lang: str) -> list[str]:
-    """Everything in a language folder that must be fixed before the site can show it, one line each."""
+    """Everything in a language folder that must be fixed before the site can show it, one line each: its pages
+    (:func:`check_translation`) and its ui texts (a key the Japanese file lacks, {placeholders} changed)."""
     if lang == SOURCE_LANG:
         return []
-    problems = []
-    for page in project.pages(lang):
-        problems += check_translation(project, lang, page)
-    return problems + string_problems(project, lang)
-
-
-def string_problems(project: Project, lang: str) -> list[str]:
-    """A translated ui text whose key the Japanese file lacks, or whose {placeholders} differ from it."""
+    problems = [problem for page in project.pages(lang) for problem in check_translation(project, lang, page)]
     try:
-        own = strings.load(project.docs / lang / strings.FILE, lang)
-        base = strings.load(project.docs / SOURCE_LANG / strings.FILE, SOURCE_LANG)
+        own, base = (strings.load(project.docs / code / strings.FILE, code) for code in (lang, SOURCE_LANG))
     except strings.StringsError:
-        return []  # said by the plugin's or the check's reading of the file
-    shown, problems = f"docs/{lang}/{strings.FILE}", []
+        return problems  # said by the plugin's or the check's reading of the file
     for key, text in own.ui.items():
-        where = f"{shown}:{own.lines.get('ui.' + key, 0)}: ui: {key}"
+        where, wanted = f"docs/{lang}/{strings.FILE}:{own.lines.get('ui.' + key, 0)}: ui: {key}", set()
         if key not in base.ui:
             problems.append(f"{where}: no such key in docs/{SOURCE_LANG}/{strings.FILE} (keys stay as they are)")
-        elif set(re.findall(r"\{(\w+)\}", text)) != set(re.findall(r"\{(\w+)\}", base.ui[key])):
-            wanted = ", ".join(sorted(set(re.findall(r"\{\w+\}", base.ui[key])))) or "none"
-            problems.append(f"{where}: keep the placeholders as they are ({wanted})")
+        elif set(re.findall(r"\{\w+\}", text)) != (wanted := set(re.findall(r"\{\w+\}", base.ui[key]))):
+            problems.append(f"{where}: keep the placeholders as they are ({', '.join(sorted(wanted)) or 'none'})")
     return problems
 
 
@@ -75,26 +66,19 @@ def _last_changes(root: Path) -> dict[str, int]:
     changes: dict[str, int] = {}
     for commit in out.split("\0")[1:]:
         stamp, *names = commit.strip().splitlines() or ["0"]
-        for name in names:
-            if name:
-                changes.setdefault(name, int(stamp))
+        changes |= {name: int(stamp) for name in names if name and name not in changes}
     return changes
 
 
 def page_states(project: Project, lang: str, changes: dict[str, int]) -> dict[str, str]:
     """Each Japanese page's state in `lang`: translated, outdated (the Japanese changed since) or missing."""
-    states = {}
-    for page in project.pages(SOURCE_LANG):
-        ours = f"docs/{lang}/{page}"
-        if lang == SOURCE_LANG:
-            states[page] = "translated"
-        elif not (project.docs / lang / page).is_file():
-            states[page] = "missing"
-        elif changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(ours, 0) > 0:
-            states[page] = "outdated"
-        else:
-            states[page] = "translated"
-    return states
+    def state(page: str) -> str:
+        if lang != SOURCE_LANG and not (project.docs / lang / page).is_file():
+            return "missing"
+        newer = changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0
+        return "outdated" if newer else "translated"
+
+    return {page: state(page) for page in project.pages(SOURCE_LANG)}
 
 
 def pending_strings(project: Project, words: strings.Strings) -> dict[str, list[str]]:
@@ -143,9 +127,7 @@ def status_markdown(project: Project, words: dict[str, strings.Strings], lang: s
 
 def _material(*parts: str) -> Path | None:
     spec = importlib.util.find_spec("material")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)), "templates", *parts)
+    return Path(spec.origin).parent.joinpath("templates", *parts) if spec and spec.origin else None
 
 
 def _material_languages() -> list[str]:
@@ -210,19 +192,15 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
         return error.problems, []
     mistakes += code_problems(project, lang)
     states = page_states(project, lang, _last_changes(project.root))
-    said = {"missing": "missing (the Japanese page is shown meanwhile)",
-            "outdated": "outdated (the Japanese page changed since)"}
-    for state, what in said.items():
-        pages = [page for page, s in states.items() if s == state]
-        if pages:
-            shown = pages if every else pages[:12]
-            info.append(f"{lang}: pages {what}: {len(pages)}: {', '.join(shown)}")
+    for state, what in (("missing", "the Japanese page is shown meanwhile"),
+                        ("outdated", "the Japanese page changed since")):
+        if pages := [page for page, s in states.items() if s == state]:
+            info.append(f"{lang}: pages {state} ({what}): {len(pages)}: {', '.join(pages[:None if every else 12])}")
     if words.names.get("name") == project.strings(SOURCE_LANG).names.get("name"):
         info.append(f"{lang}: name: still the Japanese name: write the language's own name")
     for table, texts in pending_strings(project, words).items():
         if texts:
-            shown = texts if every else texts[:12]
-            info.append(f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(shown))
+            info.append(f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(texts[:None if every else 12]))
     return mistakes, info
 
 
