@@ -147,22 +147,13 @@ def run_page(project: Project, page: str, runner: Runner) -> PageRun:
 
 
 def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
-    """A claim that no longer holds, named where it stands in every language's page (one line each claim)."""
+    """A claim that no longer holds, named where it stands in every language's page (one line each claim). The
+    translations were checked before anything ran, so each reads as text."""
+    pages = [project.read(lang, page) for lang in project.languages()[1:] if (project.docs / lang / page).is_file()]
     errors = []
     for where, claim in run.failed_claims:
-        places = [where]
-        for lang in project.languages()[1:]:
-            path = project.docs / lang / page
-            if not path.is_file():
-                continue
-            try:
-                translated = project.read(lang, page)
-            except SourceError:
-                continue
-            for fence in translated.fences:
-                for offset, line in enumerate(fence.body.splitlines(), 1):
-                    if fence.lang == "claim" and line.strip() == claim:
-                        places.append(f"{translated.path}:{fence.line + offset}")
+        places = [where] + [f"{t.path}:{f.line + k}" for t in pages for f in t.fences if f.lang == "claim"
+                            for k, line in enumerate(f.body.splitlines(), 1) if line.strip() == claim]
         errors.append(f"{', '.join(places)}: this claim is no longer true: {claim} (the code's output changed: "
                       "change the prose and the claim, or the code)")
     return errors

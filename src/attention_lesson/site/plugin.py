@@ -34,18 +34,7 @@ from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import (
-    figures,
-    lesson,
-    mathml,
-    notebooks,
-    publish,
-    render,
-    sitemap,
-    source,
-    strings,
-    translations,
-)
+from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
 from attention_lesson.site.store import Store
@@ -200,7 +189,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         snippets.update(base_path=[str(project.root)], check_paths=True, restrict_base_path=True)
         fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [
-            {"name": "math", "class": "math", "format": mathml.fence},
+            {"name": "math", "class": "math", "format": render.math_fence},
             {"name": "figure", "class": "figure", "format": self._figure},
             {"name": "claim", "class": "claim", "format": self._claim,  # its options: retry, soft (source.steps)
              "validator": lambda language, inputs, options, attrs, md: True},
@@ -408,7 +397,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             for code in self.site.languages[1:]:
                 self._language(config, code)
                 sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
-            sitemap.merge(self.config.site_url, sitemaps)
+            publish.merge_sitemaps(self.config.site_url, sitemaps)
         if self.published is not None:
             logging.getLogger("mkdocs").removeHandler(self.warnings)
             if not (config.strict and self.warnings.counts):  # else MkDocs stops now, and on_build_error cleans up

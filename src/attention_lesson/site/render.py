@@ -1,7 +1,8 @@
 """What the site shows besides the lesson's own output, as text: no MkDocs here (plugin.py adapts it).
 
-Values filled into prose, a translator's text made safe for Markdown, the untranslated-page banner, download
-links, notebook pages made light, and what a language's pages are made of (to skip rebuilding it).
+Values filled into prose, formulas as MathML, a translator's text made safe for Markdown, the untranslated-page
+banner, download links, notebook pages made light, and what a language's pages are made of (to skip rebuilding
+it).
 """
 
 from __future__ import annotations
@@ -13,8 +14,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from latex2mathml.converter import convert
+
 from attention_lesson.site import source, strings
 from attention_lesson.site.lesson import SOURCE_LANG, Project
+
+
+def math_fence(src: str, language: str, css_class: str, options: dict[str, Any], md: Any, **kwargs: Any) -> str:
+    """A ```math block as MathML (browsers draw it natively: no math script or font is fetched)."""
+    return f'<div class="{css_class}">{convert(src.strip(), display="block")}</div>'
 
 
 def fill_values(markdown: str, values: dict[str, str], where: str) -> str:

@@ -183,20 +183,14 @@ def figure_code(spec: dict[str, object]) -> dict[str, object]:
 
 def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
     """The sessions of a Japanese page, by name, each its steps in page order."""
-    sessions: dict[str, list[Step]] = {}
     order: list[tuple[int, str, Step]] = []  # (line, session or "", step) before sessions are known
-    anonymous = 0
-    for fence in page.fences:
+    for n, fence in enumerate(page.fences):
         where = f"{page.path}:{fence.line}"
         if fence.runs:
-            session = fence.options.get("session")
-            if not session:
-                anonymous += 1
-                session = f"#{anonymous}"
             code, origins = expand(fence.body, snippets, where)
             hidden = fence.options.get("hide", "").lower() in TRUE
-            file = listing_file(origins, snippets)
-            order.append((fence.line, session, Step("run", code, where, tuple(origins), hidden, file)))
+            step = Step("run", code, where, tuple(origins), hidden, listing_file(origins, snippets))
+            order.append((fence.line, fence.options.get("session") or f"#{n}", step))
         elif fence.lang == "figure":
             code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
             order.append((fence.line, "", Step("figure", code, where)))
@@ -206,22 +200,16 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
                                                soft=fence.options.get("soft", "").lower() in TRUE)))
     order += [(line, "", Step("value", expr, f"{page.path}:{line}")) for line, expr in page.values]
     order.sort(key=lambda item: item[0])
-    first = next((session for _, session, step in order if step.kind == "run"), None)
-    current = None
+    sessions: dict[str, list[Step]] = {}
+    current = next((session for _, session, step in order if step.kind == "run"), None)  # the first, at first
     for _, session, step in order:
-        if step.kind == "run":
-            current = session
-            sessions.setdefault(session, []).append(step)
-            continue
-        owner = current or first
-        if owner is None:
+        current = session if step.kind == "run" else current
+        if current is None:
             raise SourceError(f"{step.where}: a {step.kind} needs a python block with exec=\"on\" on the page")
-        sessions.setdefault(owner, [])
-        sessions[owner].append(step)
+        sessions.setdefault(current, []).append(step)
     for session, items in sessions.items():  # a step above the session's first block reads its last names
-        runs = [i for i, step in enumerate(items) if step.kind == "run"]
-        if runs and runs[0] > 0:
-            sessions[session] = [*items[runs[0]:], *items[: runs[0]]]
+        first = next(i for i, step in enumerate(items) if step.kind == "run")
+        sessions[session] = [*items[first:], *items[:first]]
     return sessions
 
 
@@ -246,12 +234,11 @@ def _comparable(fence: Fence, where: str) -> object:
 
 def translation_problems(original: Page, translated: Page) -> list[str]:
     """Everything in a translated page that is not text, or not the Japanese page's own code, one line each."""
-    problems = []
-    path = translated.path
+    path, problems = translated.path, []
     if translated.prose and translated.prose[0][1].strip() == "---":
         problems.append(f"{path}:1: a translation has no front matter (---): only text")
-    ours = [f for f in translated.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
-    theirs = [f for f in original.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
+    ours, theirs = ([f for f in page.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
+                    for page in (translated, original))
     for n, fence in enumerate(ours):
         where = f"{path}:{fence.line}"
         try:
@@ -270,23 +257,21 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
         missing = theirs[len(ours)]
         problems.append(f"{path}: the code block of {original.path}:{missing.line} is missing (copy every code "
                         "block of the Japanese page, in order)")
-    def inside(page: Page, line: int) -> bool:
-        return any(f.line < line <= f.line + f.body.count("\n") + 1 for f in page.fences)
-
-    outside = [text for line, text in original.includes if not inside(original, line)]
-    for line, text in translated.includes:
-        if not inside(translated, line) and text not in outside:
-            problems.append(f"{path}:{line}: a translation includes nothing: remove {text!r}")
+    prose = {line for line, _ in translated.prose}  # an include inside a fence is the fence's (compared above)
+    outside = [text for line, text in original.includes if line in {n for n, _ in original.prose}]
+    problems += [f"{path}:{line}: a translation includes nothing: remove {text!r}"
+                 for line, text in translated.includes if line in prose and text not in outside]
     known = {expr for _, expr in original.values}
     for line, expr in translated.values:
         if expr not in known:
             problems.append(f"{path}:{line}: {{{{ {expr} }}}} is not a value of {original.path}: copy the "
                             "value as it is written there")
     for line, text in translated.prose:
-        if _HTML.search(VALUE.sub("", _code_spans(text))):
+        text = VALUE.sub("", re.sub(r"(`+)(.+?)\1", "", text))  # code spans and values aside
+        if _HTML.search(text):
             problems.append(f"{path}:{line}: HTML is not allowed in a translation (write text and Markdown; "
                             "to show a < write it in `code` or as &lt;)")
-        if _ATTRS.search(VALUE.sub("", _code_spans(text))):
+        if _ATTRS.search(text):
             problems.append(f"{path}:{line}: attribute lists ({{: …}}) are not allowed in a translation")
     allowed = _links(original)
     for target in sorted(_links(translated) - allowed):
@@ -296,6 +281,3 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
                             "same pages (relative .md paths) or an https:// address")
     return problems
 
-
-def _code_spans(text: str) -> str:
-    return re.sub(r"(`+)(.+?)\1", "", text)
