@@ -157,12 +157,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             config.repo_name = urlsplit(repo).path.strip("/")
             config.edit_uri = f"edit/main/docs/{lang}/"
         root_path = (urlsplit(site_url).path.rstrip("/") + "/") if site_url else "/"
-        here = lang if self.parent is not None or lang != SOURCE_LANG else SOURCE_LANG
         if self.config.lang and self.parent is None:  # one language alone, at the site's root: no switcher
             alternates = []
         else:
             alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
-                           "link": render.link(here, code),
+                           "link": render.link(lang, code),
                            "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
                           for code in self.site.languages]
         ui = dict(words.ui)
@@ -262,6 +261,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             problems += lesson.claim_errors(site.project, page, site.runs[page])
             problems += lesson.typed_numbers(site.project, page, site.runs[page])
         _fail(problems)
+        if store is not None:
+            store.prune()  # entries no build has read for a month
+        notebooks.prune(self._cache / "notebooks")
         if store is not None and store.unwritable:
             print(f"WARNING  -  {store.unwritable}: results are not kept, so the next build runs everything "
                   "again (make the folder writable, or set LESSON_STORE)", file=sys.stderr)
@@ -270,12 +272,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def _notebook(self, page: str, config: MkDocsConfig) -> File:
         """The executed notebook in place of its jupytext source."""
-        project = self.site.project
-        lang = self.lang if page not in self.fallbacks else SOURCE_LANG
-        text = (project.docs / lang / page).read_text(encoding="utf-8")
-        run = self.site.runs[page]
-        ipynb = notebooks.executed(text, run, self.site.words[self.lang], project.snippets, f"docs/{lang}/{page}",
-                                   lambda cell: self._values(cell, run, f"docs/{lang}/{page}"))
+        project, run, path = self.site.project, self.site.runs[page], self._path(page)
+        text = (project.root / path).read_text(encoding="utf-8")
+        ipynb = notebooks.executed(text, run, self.site.words[self.lang], project.snippets, path,
+                                   lambda cell: self._values(cell, run, path))
         # one folder per content: builds that share the cache never write over each other's notebook
         folder = self._cache / "notebooks" / hashlib.sha256(ipynb.encode()).hexdigest()[:32]
         target = folder / page.replace(".py", ".ipynb")
@@ -290,10 +290,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
-        self._page, self._cursor, self._fence_lines = page, {"python": 0, "figure": 0}, {}
+        self._page, self._cursor, self._fence_lines = page, {}, {}
         if src.endswith(".ipynb") or src == translations.STATUS_PAGE:
             return markdown
-        where = f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
+        where = self._path(src)
         scanned = source.scan(markdown, where)
         self._fence_lines = {"python": [f.line for f in scanned.fences if f.runs],
                              "figure": [f.line for f in scanned.fences if f.lang == "figure"]}
@@ -308,15 +308,17 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             page.edit_url = None  # there is no file of this language to edit yet
         return markdown
 
-    def _run_of_page(self) -> PageRun:
-        return self.site.runs.get(self._page.file.src_uri, PageRun())
+    def _path(self, src: str) -> str:
+        """``docs/<code>/<page>`` of a page of this build (a fallback's is the Japanese one)."""
+        return f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
 
-    def _where(self, kind: str, n: int) -> str:
-        """``docs/<code>/<page>:<line>`` of the page's n-th fence of a kind (as far as the page's text tells)."""
-        src = self._page.file.src_uri
-        lines = self._fence_lines.get(kind, [])
-        path = f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
-        return f"{path}:{lines[n]}" if n < len(lines) else path
+    def _next(self, kind: str) -> tuple[PageRun, int, str]:
+        """For the page's next fence of a kind: the page's run, the fence's number among that kind's and its
+        ``docs/<code>/<page>:<line>`` (as far as the page's text tells)."""
+        src, n = self._page.file.src_uri, self._cursor.get(kind, -1) + 1
+        lines, self._cursor[kind] = self._fence_lines.get(kind, []), n
+        where = f"{self._path(src)}:{lines[n]}" if n < len(lines) else self._path(src)
+        return self.site.runs.get(src, PageRun()), n, where
 
     def _python(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                 **kwargs: Any) -> str:
@@ -327,10 +329,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             return md.preprocessors["fenced_code_block"].highlight(src=shown, language=language, options=options,
                                                                     md=md, **kwargs)
         hidden = options.pop("lesson_hide", False)
-        run, n = self._run_of_page(), self._cursor["python"]
-        self._cursor["python"] += 1
+        run, n, where = self._next("python")
         if n >= len(run.outputs) or render.lines(run.outputs[n]["code"]) != render.lines(src):
-            raise FenceError(f"{self._where('python', n)}: this python block is not the Japanese page's block "
+            raise FenceError(f"{where}: this python block is not the Japanese page's block "
                              f"{n + 1}: a translation shows the Japanese code and never runs its own")
         block = run.outputs[n]
         if hidden or block["hidden"]:
@@ -347,9 +348,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def _figure(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                 **kwargs: Any) -> str:
-        run, n = self._run_of_page(), self._cursor["figure"]
-        self._cursor["figure"] += 1
-        where = self._where("figure", n)
+        run, n, where = self._next("figure")
         if n >= len(run.figures):
             raise FenceError(f"{where}: this figure is not on the Japanese page")
         try:
@@ -363,9 +362,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def _claim(self, src: str, *args: Any, **kwargs: Any) -> str:
         """Nothing when the claim holds (the build checked it); a soft claim this run does not bear out says so."""
-        n = self._cursor["claim"] = self._cursor.get("claim", -1) + 1
-        unsure = self._run_of_page().unsure
-        return render.unsure(self.site.words[self.lang].ui) if n < len(unsure) and unsure[n] else ""
+        run, n, _ = self._next("claim")
+        return render.unsure(self.site.words[self.lang].ui) if n < len(run.unsure) and run.unsure[n] else ""
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
