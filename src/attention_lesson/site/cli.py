@@ -23,13 +23,6 @@ from attention_lesson.site.lesson import SOURCE_LANG, Project
 from attention_lesson.site.run import BlockError, Limits, execute
 
 
-class _Tolerant(yaml.SafeLoader):
-    """mkdocs.yml's !ENV and other tags read as plain values."""
-
-
-_Tolerant.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 class _Parser(argparse.ArgumentParser):
     """A mistake in the arguments is one line on stderr and exit status 2 (argparse adds a usage line)."""
 
@@ -39,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
 
 def sections(project: Project) -> list[tuple[str, list[source.Step]]]:
     """(page, the steps of its shown listings) for each page of the nav that shows a listing, in nav order."""
-    config = yaml.load((project.root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Tolerant)  # noqa: S506
+    # the base loader reads every scalar as text and mkdocs.yml's tags (!ENV) as plain values
+    config = yaml.load((project.root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
     nav = [item if isinstance(item, str) else next(iter(item.values())) for item in config.get("nav") or []]
     found = []
     for page in nav:
@@ -59,13 +53,8 @@ def _expanded(fence: source.Fence, project: Project, path: str) -> tuple[str, st
 
 
 def title(project: Project, lang: str, page: str) -> str:
-    for code in (lang, SOURCE_LANG):
-        path = project.docs / code / page
-        if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return page
+    code = lang if (project.docs / lang / page).is_file() else SOURCE_LANG
+    return next((line[2:].strip() for _, line in project.read(code, page).prose if line.startswith("# ")), page)
 
 
 def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:

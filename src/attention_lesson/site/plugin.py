@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import markdown_exec
 from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
-from mkdocs.config.base import Config, ValidationError
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
@@ -46,19 +46,9 @@ NOT_DOWNLOADED = {"attention.py"}
 repository."""
 
 
-class Flag(config_options.BaseConfigOption[bool]):
-    """Yes or no, also from an environment variable: true, false, 1, 0, yes, no, on, off."""
-
-    def run_validation(self, value: object) -> bool:
-        word = str(value).strip().lower() if value is not None else ""
-        if word not in source.TRUE | {"0", "false", "no", "off", ""}:
-            raise ValidationError(f"expected true or false (1 or 0), got {value!r}")
-        return word in source.TRUE
-
-
 class LessonConfig(Config):
     lang = config_options.Type(str, default="")
-    no_cache = Flag()
+    no_cache = config_options.Type((bool, int), default=False)  # LESSON_NO_CACHE: 1 or 0, true or false
     store = config_options.Type(str, default="")
     cache_dir = config_options.Type(str, default=".cache")
     site_url = config_options.Type(str, default="")

@@ -74,10 +74,6 @@ class CtrlC:
         return self.pressed
 
 
-def prefix(code: str) -> str:
-    return "" if code == "ja" else f"{code}/"
-
-
 def merge_sitemaps(site_url: str, sitemaps: dict[str, Path]) -> None:
     """Rewrite the source language's sitemap (the first of `sitemaps`, language → file) with every
     language's pages, hreflang alternates and x-default."""
@@ -85,6 +81,7 @@ def merge_sitemaps(site_url: str, sitemaps: dict[str, Path]) -> None:
     if not site_url or not root.is_file():
         return
     site_url = site_url.rstrip("/") + "/"  # the default language's, i.e. the site's root
+    prefix = {code: f"{code}/" if n else "" for n, code in enumerate(sitemaps)}.get
     entries: dict[str, dict[str, str]] = {}  # page path → language → lastmod
     for lang, path in sitemaps.items():
         if not path.is_file():
