@@ -78,12 +78,10 @@ def _goals(d: _Decl, keys: list[list[float]], start: list[float]) -> tuple[list[
                 if not clean[f].is_integer() or not 0 <= clean[f] < n:
                     d.fail(f"goals[{i}].{f} must be a label's position, 0 to {n - 1}; got {goal[f]!r:.40}")
                 clean[f] = int(clean[f])
-        if not 0 <= clean.get("value", clean.get("within", 0)) <= 1 or clean.get("at") == clean.get("than", -1):
-            d.fail(f"goals[{i}] can never be met as written (a weight is between 0 and 1): {goal!r:.80}")
         goals.append(clean)
     tasks = d.strings("tasks", len(goals), f"a list of {len(goals)} texts (a task per goal)")
     grid = [_RANGE[0] + _STEP * i for i in range(round((_RANGE[1] - _RANGE[0]) / _STEP) + 1)]
-    for i, goal in enumerate(goals):
+    for i, goal in enumerate(goals):  # (a goal that can never be met, at == than or value > 1, is met nowhere)
         if _met(goal, _weights(keys, start)):
             d.fail(f"goals[{i}] is met by the figure as drawn (the first query, ×1): a task must ask for a change")
         if not any(_met(goal, _weights(keys, [x, y], s)) for s in _SCALES for x in grid for y in grid):

@@ -37,9 +37,6 @@ _PHONE_PX, _MIN_PX, _PAD = 358, 11, 8  # a figure's width on a 390 px phone, its
 _GRID = 'stroke="currentColor" stroke-opacity="0.15" stroke-width="0.8"'
 
 
-# ------------------------------------------------------------------------------------------ the declaration
-
-
 def _is_number(v: object) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -111,9 +108,6 @@ class _Decl:
         if not isinstance(value, (list, tuple)) or not value or not all(map(_is_number, value)):
             self.fail(f"{key} must be {what}, got {_got(value)}")
         return [float(v) for v in value]
-
-
-# ------------------------------------------------------------------------------------------- text and SVG
 
 
 def _cell_text(value: float) -> str:
@@ -190,8 +184,6 @@ def _json(value: object) -> str:
     return _esc(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-# ------------------------------------------------------------------------------------------------ heatmap
-
 _CELL, _HEAT_MAX = 54, 10  # a cell's side; the largest T whose cells hold their numbers on a phone
 
 
@@ -263,9 +255,6 @@ def _heatmap(d: _Decl, ident: str) -> str:
             f"</figcaption>\n</figure>")
 
 
-# --------------------------------------------------------------------------------------------------- bars
-
-
 def _bars(d: _Decl, ident: str) -> str:
     """Panels of bars, one per label, each value written above its bar (no y axis). Panels that are weights (not
     negative, summing to 1) share one scale, 0 to 1; a row has as many panels as leave room for the values on a
@@ -312,9 +301,6 @@ def _bars(d: _Decl, ident: str) -> str:
         body.append(f'<path d="M{_n(x0)} {_n(zero)}H{_n(x0 + inner)}" stroke="currentColor"/>')
     svg = _svg(width, math.ceil(y0 + rows * row - 14 + _PAD), d.string("alt"), body)
     return _figure("bars", svg, d.string("caption", d.string("alt")))
-
-
-# -------------------------------------------------------------------------------------------------- lines
 
 
 def _slope(xs: list[float], ys: list[float]) -> float:
@@ -416,8 +402,6 @@ def _legend(names: list[str], x: float, y: float, size: float) -> str:
         y += _lines_of(name) * size * 1.2 + 4
     return "".join(out)
 
-
-# ---------------------------------------------------------------------------------------------------- API
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
     "heatmap": (_heatmap, {"data": ("values",), "text": ("title", "labels", "xlabel", "ylabel", "alt", "caption?"),

@@ -189,8 +189,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def _cache(self) -> Path:
         return self.site.project.root / self.config.cache_dir
 
-    # -- the site folder: replaced whole, or not at all ----------------------------------------------------
-
     def _build_beside(self, config: MkDocsConfig) -> None:
         """`mkdocs build` writes beside the site and swaps the new one in when every language is built."""
         self.published = Path(config.site_dir)
@@ -361,8 +359,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if page.file.src_uri.endswith(".ipynb"):  # JupyterLab's CSS once per site (theme/main.html links it)
             html_text, self.notebook_css = render.notebook_page(html_text, self.site.words[self.lang].ui)
         return html_text
-
-    # -- the other languages --------------------------------------------------------------------------------
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden

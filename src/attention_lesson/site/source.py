@@ -135,9 +135,6 @@ def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
     return "\n".join(out), origins
 
 
-# -- the steps a Japanese page runs ---------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Step:
     """One thing a session does, in page order: run a block, evaluate a value, a figure's data or a claim."""
@@ -212,8 +209,6 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
         sessions[session] = [*items[first:], *items[:first]]
     return sessions
 
-
-# -- a translated page is text ----------------------------------------------------------------------------
 
 _HTML = re.compile(r"<[A-Za-z!/?]")
 _ATTRS = re.compile(r"\{:?\s*[#.]?[\w-]+=|\{:\s*[#.]|\{\s*[#.][\w-]")

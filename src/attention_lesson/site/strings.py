@@ -184,9 +184,6 @@ def fill(template: str, **values: str) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m[1], m[0]), template)
 
 
-# -- code and output in a language ------------------------------------------------------------------------
-
-
 def translatable(text: str) -> bool:
     return bool(_JAPANESE.search(text))
 

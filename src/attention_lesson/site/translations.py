@@ -122,9 +122,6 @@ def status_markdown(project: Project, words: dict[str, strings.Strings], lang: s
     return "\n".join(lines) + "\n"
 
 
-# -- starting a language --------------------------------------------------------------------------------------
-
-
 def _material(*parts: str) -> Path | None:
     spec = importlib.util.find_spec("material")
     return Path(spec.origin).parent.joinpath("templates", *parts) if spec and spec.origin else None
