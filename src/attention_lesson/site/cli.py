@@ -40,16 +40,12 @@ def sections(project: Project) -> list[tuple[str, list[source.Step]]]:
         if not isinstance(page, str) or not page.endswith(".md") or not (project.docs / SOURCE_LANG / page).is_file():
             continue
         scanned = project.read(SOURCE_LANG, page)
-        listings = [f for f in scanned.fences if f.runs and f.options.get("source")]
-        steps = [source.Step("run", *_expanded(f, project, scanned.path)) for f in listings]
+        shown = {f"{scanned.path}:{f.line}" for f in scanned.fences if f.runs and f.options.get("source")}
+        steps = [step for session in source.steps(scanned, project.snippets).values() for step in session
+                 if step.where in shown]
         if steps:
-            found.append((page, steps))
+            found.append((page, sorted(steps, key=lambda step: int(step.where.rsplit(":", 1)[1]))))
     return found
-
-
-def _expanded(fence: source.Fence, project: Project, path: str) -> tuple[str, str, tuple[str, ...], bool, str]:
-    code, origins = source.expand(fence.body, project.snippets, f"{path}:{fence.line}")
-    return code, f"{path}:{fence.line}", tuple(origins), False, source.listing_file(origins, project.snippets)
 
 
 def title(project: Project, lang: str, page: str) -> str:

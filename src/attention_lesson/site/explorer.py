@@ -41,9 +41,13 @@ def _arrow(x: float, y: float, head: tuple[float, float]) -> tuple[str, str]:
             f"{_f(tx)},{_f(ty)} {_f(bx - uy * w)},{_f(by + ux * w)} {_f(bx + uy * w)},{_f(by - ux * w)}")
 
 
+def _scores(keys: list[list[float]], q: list[float]) -> list[float]:
+    return [_f32(_f32(a * q[0]) + _f32(b * q[1])) for a, b in keys]  # in float32, as torch's k @ q
+
+
 def _weights(keys: list[list[float]], q: list[float], scale: float = 1.0) -> list[float]:
-    """softmax(scale × k @ q) as lesson.js computes it: the scores in float32 as torch's k @ q, the rest in double."""
-    scores = [_f32(_f32(a * q[0]) + _f32(b * q[1])) * scale for a, b in keys]
+    """softmax(scale × k @ q) as lesson.js computes it: the scores as torch's, the rest in double."""
+    scores = [s * scale for s in _scores(keys, q)]
     e = [math.exp(s - max(scores)) for s in scores]
     return [v / sum(e) for v in e]
 
@@ -180,9 +184,7 @@ def draw(d: _Decl, ident: str) -> str:
                    f"got {_got(value) if key == 'keys' else value[0]}")
     keys, presets = [[_f32(v) for v in k] for k in raw], [[_f32(v) for v in p] for p in presets]  # as the tensors
     names, heads = d.labels(len(keys)), d.strings("panels", 2, "a list of 2 titles (the scores', the weights')")
-    qx, qy = presets[0]
-    scores = [_f32(_f32(a * qx) + _f32(b * qy)) for a, b in keys]  # as torch's k @ q
-    weights = _weights(keys, presets[0])
+    scores, weights = _scores(keys, presets[0]), _weights(keys, presets[0])
     goals, tasks = _goals(d, keys, presets[0])
     ends = [a * c + b * r for a, b in keys for c in _RANGE for r in _RANGE]  # the scores any query can give
     low, high = min(*ends, 0.0), max(*ends, 0.0)

@@ -52,15 +52,13 @@ class Project:
     def pages(self, lang: str = SOURCE_LANG) -> list[str]:
         """A language's pages and notebooks, relative to its folder (``query-key.md``, ``notebooks/x.py``)."""
         folder = self.docs / lang
-        found = [p.relative_to(folder).as_posix() for p in folder.rglob("*.md")]
-        found += [p.relative_to(folder).as_posix() for p in (folder / NOTEBOOKS).glob("*.py")]
-        return sorted(found)
+        found = [*folder.rglob("*.md"), *folder.glob(f"{NOTEBOOKS}/*.py")]
+        return sorted(p.relative_to(folder).as_posix() for p in found)
 
     def read(self, lang: str, page: str) -> Page:
-        path = self.docs / lang / page
         shown = f"docs/{lang}/{page}"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = (self.root / shown).read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             raise SourceError(f"{shown}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
         return notebook_page(text, shown) if page.startswith(f"{NOTEBOOKS}/") else source.scan(text, shown)

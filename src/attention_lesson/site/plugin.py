@@ -151,7 +151,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             alternates = []
         else:
             alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
-                           "link": render.link(lang, code),
+                           "link": ("" if lang == SOURCE_LANG else "../") + ("" if code == SOURCE_LANG else f"{code}/"),
                            "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
                           for code in self.site.languages]
         ui = dict(words.ui)

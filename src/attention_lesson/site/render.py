@@ -81,12 +81,6 @@ def lines(code: str) -> list[str]:
     return [line.rstrip() for line in code.splitlines() if line.strip()]
 
 
-def link(here: str, code: str) -> str:
-    """From a page of `here` to the same page in `code`, relative to the language's root."""
-    up = "" if here == SOURCE_LANG else "../"
-    return up + ("" if code == SOURCE_LANG else f"{code}/")
-
-
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>&])")
 
 
