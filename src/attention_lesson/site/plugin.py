@@ -74,7 +74,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.lang = SOURCE_LANG
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
-        self.ctrl_c: publish.CtrlC | None = None  # notes a Ctrl-C that a library might swallow
         self.fallbacks: set[str] = set()
         self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
         self.warnings = CountHandler(level=logging.WARNING)  # a strict build swaps its site in only with none
@@ -86,15 +85,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
-        self.ctrl_c = publish.CtrlC() if command == "build" else None
 
     def on_shutdown(self) -> None:
-        """The end of the command. A build stopped by Ctrl-C leaves no half-built folder (the last site is
-        whole) and exits 130, as a command stopped by Ctrl-C does."""
+        """The end of the command (MkDocs calls it in a ``finally``). A build stopped by Ctrl-C, its KeyboardInterrupt
+        on its way out, leaves no half-built folder (the last site is whole) and exits 130, as a command stopped
+        by Ctrl-C does (Click would print "Aborted!" and exit 1)."""
         if self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
             self.building = self.published = None
-        if self.ctrl_c is not None and self.ctrl_c.restore():
+        if self.command == "build" and isinstance(sys.exc_info()[1], KeyboardInterrupt):
             raise SystemExit(130)
 
     @event_priority(50)  # before the other plugins read the configuration: search's language is set here
@@ -204,8 +203,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         config.site_dir = str(self.published)
         self.published = self.building = None
         if stopped:
-            if self.ctrl_c is not None:
-                self.ctrl_c.pressed = True
             raise KeyboardInterrupt
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:

@@ -51,29 +51,6 @@ def swap(new: Path, site: Path) -> bool:
     return bool(stopped)
 
 
-class CtrlC:
-    """Ctrl-C during `mkdocs build`, noted as well as raised: Python reports a KeyboardInterrupt raised in a
-    weakref callback or a ``__del__`` as "ignored" and goes on, and the build must still stop and exit 130.
-    Installed only in the main thread and over Python's own handler."""
-
-    def __init__(self) -> None:
-        self.pressed, self.previous = False, None
-        if threading.current_thread() is threading.main_thread() \
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.pressed = True
-        raise KeyboardInterrupt
-
-    def restore(self) -> bool:
-        """Put the previous handler back; whether Ctrl-C was pressed."""
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-            self.previous = None
-        return self.pressed
-
-
 def merge_sitemaps(site_url: str, sitemaps: dict[str, Path]) -> None:
     """Rewrite the source language's sitemap (the first of `sitemaps`, language → file) with every
     language's pages, hreflang alternates and x-default."""
