@@ -18,8 +18,6 @@ import unicodedata
 from collections.abc import Mapping
 from importlib import import_module
 
-KINDS = ("heatmap", "bars", "lines", "explorer")
-
 
 class FigureError(ValueError):
     """A figure's declaration is wrong: one line naming the key and what was expected."""
@@ -418,15 +416,11 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
 
 
 def render(kind: str, data: dict[str, object], text: dict[str, object], ui: Mapping[str, str], ident: str) -> str:
-    """HTML of one figure: <figure class="lesson-figure ...">…<figcaption>…</figcaption></figure>.
-
-    `data`: the figure's values (plain lists and numbers); `text`: its words in the page's language (escaped; a
-    missing caption is the alt text); `ui`: the language's site strings, for the live figures' fixed words;
-    `ident`: an id unique in the page (a letter, then letters, digits, "-" or "_"), which scopes the figure's ids.
-    `log` (lines) may be in data or text. Raises FigureError: one line naming the key and what was expected.
-    """
+    """One figure's ``<figure>``: `data` its values, `text` its words (escaped; the alt text is the caption if
+    none), `ui` the language's site strings (the live figures' fixed words), `ident` an id unique in the page
+    that scopes the figure's ids. Raises FigureError: one line naming the key and what was expected."""
     if kind not in _KINDS:
-        raise FigureError(f"kind must be one of {', '.join(KINDS)}, got {kind!r:.40}")
+        raise FigureError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r:.40}")
     if not isinstance(ident, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,63}", ident):
         raise FigureError(f"{kind}: ident must be a letter then letters, digits, - or _, got {ident!r:.40}")
     draw, keys = _KINDS[kind]

@@ -30,10 +30,10 @@ class Project:
     def find(cls, start: Path) -> Project:
         """The project at or above `start` (a folder with mkdocs.yml and docs/); LookupError if none."""
         here = start.resolve()
-        root = next((p for p in (here, *here.parents) if (p / "mkdocs.yml").is_file() and (p / "docs").is_dir()), None)
-        if root is None:
-            raise LookupError(f"no mkdocs.yml with a docs/ folder at or above {here}")
-        return cls(root)
+        for root in (here, *here.parents):
+            if (root / "mkdocs.yml").is_file() and (root / "docs").is_dir():
+                return cls(root)
+        raise LookupError(f"no mkdocs.yml with a docs/ folder at or above {here}")
 
     @property
     def docs(self) -> Path:

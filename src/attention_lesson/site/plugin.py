@@ -326,10 +326,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         shown = markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
                                           transform_source=lambda code: (code, strings.localize_source(code, words)),
                                           **options)
-        title = (options.get("extra") or {}).get("title", "")
-        if options.get("source") and render.downloadable(title, self.site.project.root):
-            return str(shown) + render.download_link(title, self._page.url, words.ui.get("download_listing", ""))
-        return shown
+        title = (options.get("extra") or {}).get("title", "") if options.get("source") else ""
+        return str(shown) + render.download_link(title, self._page.url, words.ui.get("download_listing", ""),
+                                                  self.site.project.root)
 
     def _figure(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
                 **kwargs: Any) -> str:
@@ -385,11 +384,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 self._publish(config)
 
     def _language(self, config: MkDocsConfig, code: str) -> None:
-        """Build one more language folder into ``site/<code>/``, in this process, from the same runs; under `mkdocs
-        serve`, put it back unchanged when nothing it is made of changed (ARCHITECTURE.md, Budgets).
-
-        MkDocs keeps one instance of a plugin that has ``on_startup`` per process (for `mkdocs serve`), so the
-        language's configuration gets this very instance: its state is put back once that build is done."""
+        """Build one more language folder into ``site/<code>/`` in this process, from the same runs (under `mkdocs
+        serve`, put it back as it was if nothing it is made of changed). MkDocs keeps one instance of a plugin with
+        ``on_startup`` per process, so the language's build gets this very instance: its state is put back after."""
         kept, mark = Path(config.site_dir) / f".{code}", ""
         if self.command == "serve":
             mark = render.fingerprint(self.site.project, code, self.site.runs, dict(self.config))

@@ -58,13 +58,11 @@ def machinery(folder: Path) -> dict[str, float]:
     return {f"src/attention_lesson/site/{path.name}": path.stat().st_mtime for path in sorted(folder.glob("*.py"))}
 
 
-def downloadable(title: str, root: Path) -> bool:
-    """Whether a block's title names a listing of the project (``snippets/<name>.py``) a reader can download."""
-    return bool(re.fullmatch(r"snippets/[\w-]+\.py", title)) and (root / title).is_file()
-
-
-def download_link(title: str, url: str, label: str) -> str:
-    """A link under a listing to its file, published beside the pages (``snippets/<name>.py``)."""
+def download_link(title: str, url: str, label: str, root: Path) -> str:
+    """A link under a listing to its file, published beside the pages, when the block's title names a listing of
+    the project (``snippets/<name>.py``); else nothing."""
+    if not re.fullmatch(r"snippets/[\w-]+\.py", title) or not (root / title).is_file():
+        return ""
     href = "../" * url.count("/") + title
     return (f'<p class="lesson-download"><a href="{html.escape(href)}" download>{html.escape(label)}: '
             f"<code>{html.escape(title.rsplit('/', 1)[-1])}</code></a></p>")

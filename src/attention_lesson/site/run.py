@@ -65,10 +65,7 @@ def environment(root: Path) -> str:
 
 
 def key(env: str, steps: list[Step]) -> str:
-    digest = hashlib.sha256(env.encode())
-    for step in steps:
-        digest.update(f"\0{step.kind}\0{step.code}".encode())
-    return digest.hexdigest()
+    return hashlib.sha256((env + "".join(f"\0{step.kind}\0{step.code}" for step in steps)).encode()).hexdigest()
 
 
 def jsonable(value: Any, where: str) -> Any:
@@ -79,11 +76,10 @@ def jsonable(value: Any, where: str) -> Any:
         return {str(k): jsonable(v, where) for k, v in value.items()}
     if isinstance(value, (list, tuple, range)):
         return [jsonable(v, where) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, float)):
-        number = float(value)
-        return number if math.isfinite(number) else None
+        return float(value) if math.isfinite(value) else None
     raise BlockError(f"{where}: a figure's data must be numbers, lists, tensors or text, not {type(value).__name__}")
 
 
