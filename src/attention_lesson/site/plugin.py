@@ -170,6 +170,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             search.config.lang = words.search.get("lang") or translations.search_languages(lang)
             search.config.pipeline = words.search.get("pipeline")
             search.config.separator = words.search.get("separator")
+            if search.config.jieba_dict_user:  # from the project's root; none while its language folder is absent
+                words_file = project.root / search.config.jieba_dict_user
+                search.config.jieba_dict_user = str(words_file) if words_file.is_file() else None
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)
