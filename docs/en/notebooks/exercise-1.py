@@ -15,8 +15,8 @@
 # %% [markdown]
 # # Exercise 1: change the query of 光
 #
-# On the page "Queries and keys", the query of 光, `[1, 0]`, looked for things related to the sky (明, 月).
-# How do the weights change when the query becomes `[0, 1]` (looking for things related to location)?
+# On the page "Queries and keys", the query of 光 looked for things related to the sky (明, 月).
+# How do the weights change when the query becomes `{{ q_place:g }}` (looking for things related to location)?
 #
 # The keys are that page's: the first column is "related to the sky", the second "related to
 # location".
