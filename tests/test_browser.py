@@ -56,7 +56,7 @@ SEARCHES = {
            ("下三角", "averaging.md")],  # 下三角の行列を作り、… (causal-mask.md compares its weights with it)
     "en": [("causal", "causal-mask.md"),  # The causal mask: no peeking ahead
            ("scaling", "scaling.md")],  # This step is called **scaling**
-    # jieba cuts the pages into words (docs/zh/search-words.txt names the ones it would cut wrongly)
+    # jieba cuts the pages into words (docs/zh/strings.yml's search: words: names those it would cut wrongly)
     "zh": [("因果掩码", "causal-mask.md"),  # 因果掩码：不许偷看后面
            ("下三角", "averaging.md"),  # 构造一个下三角矩阵 (causal-mask.md compares its weights with it)
            ("缩放", "scaling.md"),  # 这一步叫作**缩放**

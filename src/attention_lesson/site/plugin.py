@@ -37,7 +37,7 @@ from pymdownx.superfences import SuperFencesException, highlight_validator
 from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
-from attention_lesson.site.store import Store
+from attention_lesson.site.store import Store, write_atomically
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
@@ -170,9 +170,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             search.config.lang = words.search.get("lang") or translations.search_languages(lang)
             search.config.pipeline = words.search.get("pipeline")
             search.config.separator = words.search.get("separator")
-            if search.config.jieba_dict_user:  # from the project's root; none while its language folder is absent
-                words_file = project.root / search.config.jieba_dict_user
-                search.config.jieba_dict_user = str(words_file) if words_file.is_file() else None
+            listed = sorted({w for code in self.site.languages for w in self.site.words[code].search.get("words", [])})
+            if listed:  # every language's, in every build: jieba's words belong to the process
+                write_atomically(self._cache / "search-words.txt", "".join(f"{word}\n" for word in listed))
+                search.config.jieba_dict_user = str(self._cache / "search-words.txt")
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)

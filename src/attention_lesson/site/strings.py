@@ -165,8 +165,8 @@ def _search(node: yaml.Node, where: str, strings: Strings) -> list[str]:
         value = yaml.load(yaml.serialize(node), Loader=NoAliasLoader)  # noqa: S506 - the safe loader, without aliases
     except yaml.YAMLError:
         return [f"{where}: expected lang: [...]"]
-    if not isinstance(value, dict) or set(value) - {"lang", "pipeline", "separator"}:
-        return [f"{where}: only lang:, pipeline: and separator: are allowed"]
+    if not isinstance(value, dict) or set(value) - {"lang", "pipeline", "separator", "words"}:
+        return [f"{where}: only lang:, pipeline:, separator: and words: are allowed"]
     langs, pipeline, separator = value.get("lang") or [], value.get("pipeline"), value.get("separator")
     if not isinstance(langs, list) or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{2,3}", x) for x in langs):
         return [f"{where}: lang: a list of two- or three-letter codes, e.g. [en]"]
@@ -174,6 +174,10 @@ def _search(node: yaml.Node, where: str, strings: Strings) -> list[str]:
         return [f"{where}: pipeline: a list of {', '.join(sorted(SEARCH_PIPELINE))}"]
     if separator is not None and (not isinstance(separator, str) or len(separator) > 300):
         return [f"{where}: separator: one short regular expression"]
+    words = value.get("words") or []  # for jieba, Material's Chinese word splitter, which reads them as text
+    if not isinstance(words, list) or len(words) > 1000 or not all(
+            isinstance(w, str) and re.fullmatch(r"[^\s\x00-\x1f]{1,30}", w) for w in words):
+        return [f"{where}: words: a list of at most 1000 words, each 1 to 30 characters without spaces"]
     strings.search = value
     return []
 
