@@ -223,12 +223,8 @@ def literals_of(source: str) -> list[str]:
 def localize_source(source: str, strings: Strings) -> str:
     """The code with its comments and printed Japanese strings in the language (those it has), for reading."""
     tokens = _tokens(source)
-    edits = []
-    for tok in tokens:
-        if tok.type == tokenize.COMMENT:
-            text = strings.comments.get(tok.string.lstrip("#").strip())
-            if text is not None:
-                edits.append((tok, f"# {text}"))
+    edits = [(tok, f"# {strings.comments[text]}") for tok in tokens if tok.type == tokenize.COMMENT
+             and (text := tok.string.lstrip("#").strip()) in strings.comments]
     for tok, value in _literals(tokens):
         text = strings.literals.get(value)
         if text is not None:
