@@ -1,4 +1,6 @@
 import math
+import sys
+import time
 import timeit
 
 import torch
@@ -16,7 +18,9 @@ def sdpa(x, W_q, W_k, W_v):  #@save
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0]  # PyTorch の SDPA は融合カーネルを使う
 
 def seconds(f, *args):  #@save
-    return min(timeit.repeat(lambda: f(*args), number=1, repeat=5))  # 5 回測って最も速い回
+    # CPU がこの計算に使った時間を測る：ほかの処理に CPU を譲って待っていた時間は数えない
+    clock = time.perf_counter if sys.platform == "win32" else time.process_time  # Windows のこの時計は粗すぎる
+    return min(timeit.repeat(lambda: f(*args), number=1, repeat=10, timer=clock))  # 10 回測って最も速い回
 
 def peak_mib(f, *args):  #@save
     with profile(profile_memory=True) as prof:  # テンソルの確保と解放を、起きた順にすべて記録する
@@ -27,15 +31,20 @@ def peak_mib(f, *args):  #@save
         peak = max(peak, live)
     return peak / 2**20
 
+def slope(lengths, values):
+    x, y = torch.tensor(lengths).log(), torch.tensor(values).log()  # 両対数では、T の p 乗は傾き p の直線になる
+    dx, dy = x - x.mean(), y - y.mean()
+    return ((dx * dy).sum() / (dx * dx).sum()).item()  # 最小二乗法で当てはめた直線の傾き
+
 torch.set_num_threads(1)  # 1 スレッドで測る：ほかの処理とコアを取り合っても、時間が揺れにくい
 W_q, W_k, W_v = (torch.randn(16, 8) / math.sqrt(16) for _ in range(3))
 print("| T | 時間 ms（ヘッド） | 時間 ms（SDPA） | ピークメモリ MiB（ヘッド） | ピークメモリ MiB（SDPA） |")
 print("|:---|---:|---:|---:|---:|")
 table = {}
-for T in [1000, 2000, 4000]:
+for T in [256, 512, 1024, 2048]:  # 長さを倍々にする
     x = torch.randn(T, 16)
     table[T] = [seconds(f, x, W_q, W_k, W_v) * 1000 for f in (attention_head, sdpa)]  # ミリ秒
     table[T] += [peak_mib(f, x, W_q, W_k, W_v) for f in (attention_head, sdpa)]  # MiB
-    print(f"| {T} |", " | ".join(f"{value:.1f}" for value in table[T]), "|")
-exponents = [math.log(last / first) / math.log(4) for first, last in zip(table[1000], table[4000])]
+    print(f"| {T} |", " | ".join(f"{value:.2f}" for value in table[T]), "|")
+exponents = [slope(list(table), [row[i] for row in table.values()]) for i in range(4)]  # すべての長さを使う
 print("| 指数（T の何乗で増えるか） |", " | ".join(f"{e:.1f}" for e in exponents), "|")

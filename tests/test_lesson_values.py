@@ -58,8 +58,12 @@ SCALED_RANGE = (0.4, 0.5)
 HEAD_SHAPES = ["(5, 16)", "(5, 8)", "(5, 8)"]
 SDPA_DIFFERENCE = re.compile(r"[1-9]\.\de-07")
 
-# The cost of attention: the lengths of exercise 3 ("1000、2000、4000"); "長さが倍になれば…メモリは 4 倍"
-LENGTHS = ["1000", "2000", "4000"]
+# The cost of attention: "長さが倍になれば、計算量とこの表が占めるメモリは 4 倍", "おおよそ二乗で増えていますか".
+# The listing doubles T (exercise 3's 1000, 2000, 4000 are a doubling too; it takes more lengths, see cost.md) and
+# fits the exponent over all of them: memory, which does not vary, must come out as T², time must at least grow
+# faster than T (how close to 2 it comes depends on the machine: the page's soft claim, tests/test_site.py)
+DOUBLING = 2
+LENGTHS_AT_LEAST = 4
 MEMORY_PER_DOUBLING = 4
 
 # ---- reading printed text ----------------------------------------------------------------------------------
@@ -116,15 +120,21 @@ def check_head(text: str) -> None:
 
 
 def check_cost(text: str) -> None:
-    """Timings: the table's shape, every cell a number with one decimal; memory, which does not vary, grows
-    as the lesson says: four times per doubling of T, an exponent of 2."""
+    """The table's shape, every cell a number; T doubles from row to row; the last row, the exponents fitted over
+    every length. Memory, which does not vary, grows as the lesson says: four times per doubling of T, an exponent
+    of 2. Time grows with every doubling, faster than T (a reader's machine may be busy: no closer bound here)."""
     rows = table_rows(text)
-    assert [r[0] for r in rows[:-1]] == LENGTHS and len(rows) == len(LENGTHS) + 1, f"the cost table:\n{text}"
-    assert all(len(r) == 5 and all(re.fullmatch(r"-?\d+\.\d", c) for c in r[1:]) for r in rows), text
+    lengths = [int(r[0]) for r in rows[:-1]]
+    assert len(lengths) >= LENGTHS_AT_LEAST, f"the cost table:\n{text}"
+    assert all(after == DOUBLING * before for before, after in zip(lengths, lengths[1:], strict=False)), lengths
+    assert all(len(r) == 5 and all(re.fullmatch(r"-?\d+\.\d+", c) for c in r[1:]) for r in rows), text
     memory = [float(r[3]) for r in rows[:-1]]
     for before, after in zip(memory, memory[1:], strict=False):
         assert after / before == pytest.approx(MEMORY_PER_DOUBLING, rel=0.1), f"the head's memory: {memory}"
-    assert rows[-1][3] == "2.0", f"the head's memory exponent: {rows[-1]}"
+    assert float(rows[-1][3]) == pytest.approx(2, abs=0.05), f"the head's memory exponent: {rows[-1]}"
+    times = [float(r[1]) for r in rows[:-1]]
+    assert all(after > before for before, after in zip(times, times[1:], strict=False)), f"the head's time: {times}"
+    assert float(rows[-1][1]) > 1, f"the head's time exponent: {rows[-1]}"
 
 
 CHECKS = {"averaging.py": check_averaging, "scoring.py": check_scoring, "causal_mask.py": check_causal,
