@@ -15,21 +15,13 @@
 # %% [markdown]
 # # Exercise 3: sequence length and time
 #
-# Change the sequence length of the head of "A complete attention head" from 5 to 1000, 2000 and 4000, and
-# time each. A single `time.time()` measurement wobbles: the first call pays for memory allocation, and other
-# work on the machine gets in the way. Here each length is timed five times with `time.perf_counter()`, the fine-grained clock for short
-# intervals, keeping the fastest run: a run that overlaps other work, or that allocates memory for the first time, is only slower.
+# Make the sequence length of the head of "A complete attention head" longer than 5 and time each length. Instead of the question's 1000, 2000 and 4000, take four lengths, doubling from {{ list(times)[0] }} to {{ list(times)[-1] }}: the more lengths, the less one bad measurement sways the trend (much longer, and allocating the memory for the T×T table and moving a table that no longer fits in the cache add time of their own). `time.time()` is elapsed time: on a machine busy with other work, it counts the time spent waiting too. Here each length is timed 10 times with `time.process_time()`, which counts only the CPU time this computation used, keeping the fastest run (on Windows that clock is too coarse, so `time.perf_counter()` measures elapsed time instead).
 
 # %%
 --8<-- "snippets/exercise_3.py:try"
 
 # %% [markdown] tags=["answer"]
-# **Answer:** the power of T the time grows with shows in how many times longer it takes when the length is 4 times
-# as long (1000 → 4000): 4 times means the first power, 16 times the second, so the exponent is
-# log(time ratio) / log(4). An exponent of 2 means time proportional to T²: about 4 times as long each time the
-# length doubles. The value depends on
-# the machine that ran this notebook; on a busy machine or at short lengths, fixed costs can make it come
-# out below 2.
+# **Answer:** on log-log axes, the power of T the time grows with is the slope of a straight line. Fit a line by least squares through the points (log T, log time) and take its slope as the exponent. It uses every length, so one length measured badly moves it little. An exponent of 2 means time proportional to T²: about 4 times (2 squared) as long each time the length doubles. The value depends on the machine that ran this notebook; at short lengths, fixed costs that do not grow with T can make it come out below 2. The page "The cost of attention" measures the same way.
 
 # %% tags=["answer"]
 --8<-- "snippets/exercise_3.py:exponent"
