@@ -293,4 +293,45 @@
     });
     show(-1);
   });
+
+  // ---------------------------------------------------------------------------------- scrolling by keyboard
+  // What scrolls sideways (a listing, a wide table on a phone, a notebook's code) takes the keyboard's focus, so
+  // that the arrow keys scroll it (WCAG 2.1.1). Material makes an overflowing code block focusable only where the
+  // device can hover (on a phone it takes the attribute away again), its tables and the notebooks' code never.
+  // An element this script made focusable is marked, and loses the focus stop when it no longer scrolls.
+  const SCROLLERS = [".md-typeset pre > code", ".md-typeset__scrollwrap",
+    ".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, pre)"].join(", ");
+  const scrolls = (el) => {
+    const style = getComputedStyle(el);
+    const x = el.scrollWidth > el.clientWidth && /auto|scroll/.test(style.overflowX);
+    return x || (el.scrollHeight > el.clientHeight && /auto|scroll/.test(style.overflowY));
+  };
+  const reach = () => {
+    document.querySelectorAll(SCROLLERS).forEach((el) => {
+      if (scrolls(el)) {
+        if (el.getAttribute("tabindex") !== "0") {
+          el.setAttribute("tabindex", "0");
+          el.dataset.lessonScroll = "";
+        }
+      } else if ("lessonScroll" in el.dataset) {
+        el.removeAttribute("tabindex");
+        delete el.dataset.lessonScroll;
+      }
+    });
+  };
+  // Material puts each code block's copy button in a <nav> of its own: a page with several listings would have as
+  // many unnamed navigation landmarks (axe: landmark-unique), none of them a way around the site. role="none"
+  // (allowed on nav) leaves the buttons as they are and takes the landmarks away.
+  const tidy = () => {
+    document.querySelectorAll("nav.md-code__nav:not([role])").forEach((nav) => nav.setAttribute("role", "none"));
+    reach();
+  };
+  // Material adds the copy buttons, wraps the tables and sets or takes away code blocks' tabindex after this
+  // script has run.
+  new MutationObserver((records) => {
+    if (records.some((r) => r.type === "attributes" || [...r.addedNodes].some((n) => n.nodeType === 1))) tidy();
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["tabindex"] });
+  addEventListener("resize", reach);
+  addEventListener("load", reach);
+  tidy();
 })();
