@@ -15,6 +15,7 @@ import contextlib
 import functools
 import html
 import http.server
+import importlib.resources
 import json
 import math
 import os
@@ -23,7 +24,7 @@ import shutil
 import struct
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -155,6 +156,7 @@ class Visit:
     html_lang: str | None = None
     switcher: dict[str, str] = field(default_factory=dict)  # hreflang → absolute href
     text: str = ""
+    axe: list[str] = field(default_factory=list)  # axe-core's violations, in each palette and width
 
     def trouble(self) -> list[str]:
         return self.console + self.errors + self.dialogs
@@ -198,19 +200,57 @@ SEARCH_READY = """() => {
 """Material's search worker has loaded the language's index and scripts: the last requests a page makes."""
 
 
+AXE = importlib.resources.files("axe_playwright_python") / "axe.min.js"
+"""axe-core (4.12.1), as the PyPI package axe-playwright-python ships it: injected into the page, nothing fetched."""
+AXE_COLOURS = ["color-contrast", "link-in-text-block"]  # the rules whose verdict depends on the palette
+AUDITS = [(1280, "default", None), (1280, "slate", AXE_COLOURS), (390, "slate", None), (390, "default", AXE_COLOURS)]
+"""(width, Material's palette, axe rules or None for all): every rule once in each width and each palette, the
+colour rules in both palettes at both widths."""
+AXE_START = """([scheme, rules, exclude]) => {
+    document.body.setAttribute("data-md-color-scheme", scheme);
+    window.lessonAxe = (async () => {
+        await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));  // resize handled
+        const only = rules ? {runOnly: {type: "rule", values: rules}} : {};
+        const {violations} = await axe.run({exclude}, {resultTypes: ["violations"], ...only});
+        return violations.flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(" ")}: ${n.failureSummary}`));
+    })();
+}"""
+"""Switch the palette as Material's toggle does and start axe-core once the page has taken the new width."""
+AXE_EXCLUDE: list[str] = []
+"""Material's own markup that the project cannot change (ARCHITECTURE.md, "Audits"): none at present."""
+NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation: none !important; }"
+"""Material fades colours in over 250 ms: without this, a palette switched just before a run is measured midway."""
+
+
+def audit(tab: Page, visit: Visit) -> Generator[None]:
+    """axe-core on the page as it is, in each of AUDITS (the palette as Material's toggle sets it, the width as a
+    window's); yields while a run goes on in the tab, so that the other tabs run theirs meanwhile."""
+    tab.add_script_tag(path=str(AXE))
+    tab.add_style_tag(content=NO_TRANSITIONS)
+    for width, scheme, rules in AUDITS:
+        tab.set_viewport_size({"width": width, "height": 900})
+        tab.evaluate(AXE_START, [scheme, rules, AXE_EXCLUDE])
+        yield
+        visit.axe += [f"{scheme} {width} px: {found}" for found in tab.evaluate("() => window.lessonAxe")]
+
+
 @pytest.fixture(scope="module")
-def visits(context: BrowserContext, site_url: str) -> dict[str, list[Visit]]:
+def visits(browser: Browser, site_url: str) -> dict[str, list[Visit]]:
     """Every page of every language, once each, a few tabs taking turns (a tab is reused: a new one costs a
-    renderer process). A tab's listeners record into the visit it is on."""
+    renderer process); on each, axe-core's audits (``audit``). A tab's listeners record into the visit it is on.
+    The tabs are a touch screen's (no hover: what Material does for a phone), 1280 then 390 px wide."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", has_touch=True)
+    context.set_default_timeout(10_000)
     todo = [Visit(lang, address(page)) for lang in LANGS for page in PAGES]
     waiting, turns = iter(todo), deque()
 
-    def load_next(tab: Page, slot: dict[str, Visit]) -> None:
+    def load_next(tab: Page, slot: dict) -> None:
         visit = next(waiting, None)
         if visit is None:
             tab.close()
             return
-        slot["v"] = visit
+        slot["v"], slot["audit"] = visit, None
+        tab.set_viewport_size({"width": 1280, "height": 900})
         response = tab.goto(site_url + prefix(visit.lang) + visit.path, wait_until="commit")
         visit.status = response.status if response else None
         turns.append((tab, slot))
@@ -220,9 +260,15 @@ def visits(context: BrowserContext, site_url: str) -> dict[str, list[Visit]]:
         watch(tab, lambda slot=slot: slot["v"])
         load_next(tab, slot)
     patience = 10_000
-    while turns:  # a page's load event, then its search ready: all it requests by itself
+    while turns:  # a page's load event, then its search ready (all it requests by itself), then its audits
         tab, slot = turns.popleft()
         visit = slot["v"]
+        if slot["audit"]:
+            if next(slot["audit"], "done") == "done":
+                load_next(tab, slot)
+            else:
+                turns.append((tab, slot))
+            continue
         tab.wait_for_load_state("load")
         try:
             tab.wait_for_function(SEARCH_READY, polling=50, timeout=patience)
@@ -233,7 +279,10 @@ def visits(context: BrowserContext, site_url: str) -> dict[str, list[Visit]]:
         visit.switcher = dict(tab.eval_on_selector_all(
             "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"))
         visit.text = tab.inner_text("body")
-        load_next(tab, slot)
+        slot["audit"] = audit(tab, visit)
+        next(slot["audit"])
+        turns.append((tab, slot))
+    context.close()
     return {lang: [v for v in todo if v.lang == lang] for lang in LANGS}
 
 
@@ -250,6 +299,7 @@ EVERY_PAGE: dict[str, Callable[[Visit, str], list[str]]] = {  # one property eac
     "no-raw-tex": lambda v, url: [m.group() for m in RAW_TEX.finditer(v.text)],
     "no-traceback-or-template": lambda v, url: [v.text[max(0, i - 40):i + 40] for word in ("Traceback", "{{")
                                                  if (i := v.text.find(word)) >= 0],
+    "axe": lambda v, url: v.axe,  # WCAG A and AA and axe's best practices, in both palettes, 1280 and 390 px wide
     "switcher-links-the-same-page": lambda v, url: [] if v.switcher == (want := {
         code: url + prefix(code) + v.path for code in LANGS}) else [f"links {v.switcher}, expected {want}"],
 }
