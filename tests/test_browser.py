@@ -203,15 +203,26 @@ SEARCH_READY = """() => {
 AXE = importlib.resources.files("axe_playwright_python") / "axe.min.js"
 """axe-core (4.12.1), as the PyPI package axe-playwright-python ships it: injected into the page, nothing fetched."""
 AXE_COLOURS = ["color-contrast", "link-in-text-block"]  # the rules whose verdict depends on the palette
-AUDITS = [(1280, "default", None), (1280, "slate", AXE_COLOURS), (390, "slate", None), (390, "default", AXE_COLOURS)]
-"""(width, Material's palette, axe rules or None for all): every rule once in each width and each palette, the
-colour rules in both palettes at both widths."""
-AXE_START = """([scheme, rules, exclude]) => {
+AROUND, LISTINGS = [".md-content"], [".highlight", ".jupyter-wrapper .jp-InputArea"]
+AUDITS = {  # (width, Material's palette, the only rules run or None, rules not run, what is left out)
+    SOURCE_LANG: [(1280, "default", None, [], []), (390, "slate", None, [], []),
+                  (1280, "slate", AXE_COLOURS, [], AROUND), (390, "default", AXE_COLOURS, [], AROUND)],
+    "translated": [(390, "slate", None, ["color-contrast"], []), (1280, "default", ["color-contrast"], [], LISTINGS)],
+}
+"""A Japanese page: every rule in each width and each palette, and the colour rules in both palettes at both widths
+where a width shows something else. The content's colours do not change with the width (no stylesheet sets a colour
+by width), its layout does: the first two; what is around it (header, menus, footer) is laid out anew for a phone:
+the other two. A translated page has the Japanese page's elements, classes and code, its text in another language:
+every rule but color-contrast (the slowest by far: each span of each listing) on a phone in the dark palette
+(where text is the narrowest; the menus are in the DOM as on a desktop), color-contrast but on the listings (the
+Japanese page's) in the light one."""
+AXE_START = """([scheme, only, skip, exclude]) => {
     document.body.setAttribute("data-md-color-scheme", scheme);
     window.lessonAxe = (async () => {
         await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));  // resize handled
-        const only = rules ? {runOnly: {type: "rule", values: rules}} : {};
-        const {violations} = await axe.run({exclude}, {resultTypes: ["violations"], ...only});
+        const rules = only ? {runOnly: {type: "rule", values: only}}
+            : {rules: Object.fromEntries(skip.map((rule) => [rule, {enabled: false}]))};
+        const {violations} = await axe.run({exclude}, {resultTypes: ["violations"], ...rules});
         return violations.flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(" ")}: ${n.failureSummary}`));
     })();
 }"""
@@ -223,13 +234,13 @@ NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation:
 
 
 def audit(tab: Page, visit: Visit) -> Generator[None]:
-    """axe-core on the page as it is, in each of AUDITS (the palette as Material's toggle sets it, the width as a
-    window's); yields while a run goes on in the tab, so that the other tabs run theirs meanwhile."""
+    """axe-core on the page as it is, in each of its AUDITS (the palette as Material's toggle sets it, the width as
+    a window's); yields while a run goes on in the tab, so that the other tabs run theirs meanwhile."""
     tab.add_script_tag(path=str(AXE))
     tab.add_style_tag(content=NO_TRANSITIONS)
-    for width, scheme, rules in AUDITS:
+    for width, scheme, only, skip, exclude in AUDITS[SOURCE_LANG if visit.lang == SOURCE_LANG else "translated"]:
         tab.set_viewport_size({"width": width, "height": 900})
-        tab.evaluate(AXE_START, [scheme, rules, AXE_EXCLUDE])
+        tab.evaluate(AXE_START, [scheme, only, skip, AXE_EXCLUDE + exclude])
         yield
         visit.axe += [f"{scheme} {width} px: {found}" for found in tab.evaluate("() => window.lessonAxe")]
 
