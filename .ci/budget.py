@@ -13,6 +13,8 @@ rebuild  the same build again, its store now warm                               
 serve    `python .ci/env mkdocs serve` on a free loopback port: a marker line appended to docs/ja/values.md,
          seconds until /values/ shows it; the line is removed after each edit                   <= 1 s
 suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, .venv set up first, untimed  <= 180 s
+audit    (--audit, alone) Lighthouse, mobile, on every language's notebook pages of a strict build, judged by LHCI's
+         assertions (AUDIT); LHCI from npm into .cache/npm/lhci/ on first use, reports in .cache/lighthouse/
 
 Builds go to a temporary folder (-d), never site/. Exits 0 if all are within budget, 1 if one is over or failed,
 2 on bad arguments. Standard library only; imports nothing of the project.
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -179,6 +182,36 @@ def suite_runs(work: Path, repeat: int) -> dict[str, list[float]]:
     return {"suite": times}
 
 
+LHCI = "@lhci/cli@0.14.0"  # with Lighthouse 12.1 (Lighthouse 13 needs Node 22)
+AUDIT = {"categories:performance": ["error", {"minScore": 0.95}],
+         "categories:accessibility": ["error", {"minScore": 1}],
+         "resource-summary:document:size": ["error", {"maxNumericValue": 150 * 1024}]}  # as sent: gzipped
+
+
+def audit(work: Path) -> bool:
+    """Lighthouse on the notebook pages; True if LHCI's assertions hold and no page is over 150 KB uncompressed."""
+    prefix, site, cache = ROOT / ".cache" / "npm" / "lhci", work / "site", ROOT / ".cache" / "lighthouse"
+    if not (prefix / "node_modules" / ".bin" / "lhci").exists():
+        timed(["npm", "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund", "--ignore-scripts",
+               "--loglevel=error", "-E", LHCI], work / "npm.log", 900)
+    timed([*ENV, "mkdocs", "build", "--strict", "-d", str(site)], work / "build.log", 1800)
+    pages = sorted(site.glob("**/notebooks/*/index.html"))
+    urls = [f"http://localhost/{page.parent.relative_to(site).as_posix()}/" for page in pages]
+    flags = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --no-first-run"
+    (work / "lighthouserc.json").write_text(json.dumps({"ci": {"assert": {"assertions": AUDIT}, "collect": {
+        "staticDistDir": str(site), "url": urls, "settings": {"chromeFlags": flags},
+        "chromePath": os.environ.get("CHROME_PATH", "/usr/bin/chromium")},
+        "upload": {"target": "filesystem", "outputDir": str(cache)}}}))
+    shutil.rmtree(cache, ignore_errors=True)
+    ok = subprocess.run([str(prefix / "node_modules" / ".bin" / "lhci"), "autorun"], cwd=work).returncode == 0
+    for run in json.loads((cache / "manifest.json").read_text(encoding="utf-8")):  # each page's median run of 3
+        if run["isRepresentativeRun"]:
+            print(run["url"].split("/", 3)[3], {name: round(score * 100) for name, score in run["summary"].items()})
+    for page in pages:
+        print(f"{page.relative_to(site)}: {page.stat().st_size / 1024:.1f} KB")
+    return ok and all(page.stat().st_size <= 150 * 1024 for page in pages)
+
+
 def measure(only: set[str], repeat: int, work: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
     """The seconds of every run of the chosen measures, and why a measure failed (its runs end there)."""
     times: dict[str, list[float]] = {name: [] for name in MEASURES if name in only}
@@ -235,7 +268,11 @@ def main() -> int:
     parser.add_argument("--only", metavar="LIST", default="floor,cold,rebuild,serve",
                         help=f"comma-separated, from {','.join(MEASURES)} (default all but suite)")
     parser.add_argument("--suite", action="store_true", help="also time the test suite in a fresh clone")
+    parser.add_argument("--audit", action="store_true", help="instead, Lighthouse on the notebook pages")
     args = parser.parse_args()
+    if args.audit:
+        with tempfile.TemporaryDirectory(prefix="audit-") as work:
+            return 0 if audit(Path(work)) else 1
     only = {name.strip() for name in args.only.split(",") if name.strip()} | ({"suite"} if args.suite else set())
     if not only or only - set(MEASURES):
         parser.error(f"--only takes names from {','.join(MEASURES)}, not {args.only!r}")
