@@ -1,8 +1,9 @@
 """The built site in a real browser: every page of every language, served on 127.0.0.1, in headless Chromium.
 
-Each page of every language is visited once (``visits``); ``test_every_page`` checks one property of the visits
-per language. The live figures, the quiz and the search have tests of their own in every language; a copy whose
-English strings.yml is HTML checks that no translator's text runs.
+Each page of every language is visited once (``visits``) and audited there by axe-core (``audit``);
+``test_every_page`` checks one property of the visits per language. The live figures, the quiz and the search
+have tests of their own in every language; a copy whose English strings.yml is HTML checks that no translator's
+text runs.
 
 Chromium is Debian's headless shell (``$LESSON_CHROMIUM`` names another), driven by Playwright. Without it the
 module is skipped, except under CI (``$CI`` set), where it fails; ``$LESSON_NO_BROWSER`` skips it anywhere.
