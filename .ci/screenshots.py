@@ -34,6 +34,7 @@ with sync_playwright() as p:
         page.goto(f"http://127.0.0.1:{server.server_port}/{PAGE}")
         page.locator(".lesson-figure").first.scroll_into_view_if_needed()
         page.evaluate("window.scrollBy(0, -300)")
+        page.wait_for_timeout(1000)  # the header's title changes as the page scrolls: a shot once it has
         page.screenshot(path=str(OUT / f"screenshot-{scheme}.png"))
         print(f"wrote {(OUT / f'screenshot-{scheme}.png').relative_to(ROOT)}")
     browser.close()

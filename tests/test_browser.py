@@ -158,6 +158,7 @@ class Visit:
     switcher: dict[str, str] = field(default_factory=dict)  # hreflang → absolute href
     text: str = ""
     axe: list[str] = field(default_factory=list)  # axe-core's violations, in each palette and width
+    covered: set[str] = field(default_factory=set)  # code under a copy button on a phone: each block's first line
 
     def trouble(self) -> list[str]:
         return self.console + self.errors + self.dialogs
@@ -230,6 +231,17 @@ AXE_START = """([scheme, only, skip, exclude]) => {
 """Switch the palette as Material's toggle does and start axe-core once the page has taken the new width."""
 AXE_EXCLUDE: list[str] = []
 """Material's own markup that the project cannot change (ARCHITECTURE.md, "Audits"): none at present."""
+COVERED = """() => [...document.querySelectorAll("pre > code")].flatMap((code) => {
+    const text = document.createRange();
+    text.selectNodeContents(code);
+    const under = (b) => [...text.getClientRects()].some((t) => {
+        const r = b.getBoundingClientRect();
+        return t.width && t.right > r.left && t.left < r.right && t.bottom > r.top && t.top < r.bottom;
+    });
+    const buttons = code.parentElement.parentElement.querySelectorAll("button, clipboard-copy");
+    return [...buttons].filter((b) => b.offsetParent && under(b)).map(() => code.textContent.split("\\n")[0]);
+})"""
+"""The first line of each code block whose text a copy button covers (a phone shows the buttons always)."""
 NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation: none !important; }"
 """Material fades colours in over 250 ms: without this, a palette switched just before a run is measured midway."""
 
@@ -244,6 +256,7 @@ def audit(tab: Page, visit: Visit) -> Generator[None]:
         tab.evaluate(AXE_START, [scheme, only, skip, AXE_EXCLUDE + exclude])
         yield
         visit.axe += [f"{scheme} {width} px: {found}" for found in tab.evaluate("() => window.lessonAxe")]
+        visit.covered |= set(tab.evaluate(COVERED)) if width < 600 else set()
 
 
 @pytest.fixture(scope="module")
@@ -311,6 +324,7 @@ EVERY_PAGE: dict[str, Callable[[Visit, str], list[str]]] = {  # one property eac
     "no-raw-tex": lambda v, url: [m.group() for m in RAW_TEX.finditer(v.text)],
     "no-traceback-or-template": lambda v, url: [v.text[max(0, i - 40):i + 40] for word in ("Traceback", "{{")
                                                  if (i := v.text.find(word)) >= 0],
+    "nothing-under-a-copy-button": lambda v, url: sorted(v.covered),
     "axe": lambda v, url: v.axe,  # WCAG A and AA and axe's best practices, in both palettes, 1280 and 390 px wide
     "switcher-links-the-same-page": lambda v, url: [] if v.switcher == (want := {
         code: url + prefix(code) + v.path for code in LANGS}) else [f"links {v.switcher}, expected {want}"],
