@@ -63,10 +63,10 @@ class Project:
             raise SourceError(f"{shown}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
         return notebook_page(text, shown) if page.startswith(f"{NOTEBOOKS}/") else source.scan(text, shown)
 
-    def strings(self, lang: str) -> strings.Strings:
+    def strings(self, lang: str, base: strings.Strings | None = None) -> strings.Strings:
+        """A language's words, the Japanese ones (`base`, read if not given) wherever it has none."""
         own = strings.load(self.docs / lang / strings.FILE, lang)
-        return own if lang == SOURCE_LANG else own.over(strings.load(self.docs / SOURCE_LANG / strings.FILE,
-                                                                     SOURCE_LANG))
+        return own if lang == SOURCE_LANG else own.over(base or self.strings(SOURCE_LANG))
 
 
 def notebook_page(text: str, path: str) -> Page:

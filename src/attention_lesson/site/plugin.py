@@ -118,12 +118,12 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def _first_look(self, project: Project) -> Site:
         """Every language folder checked, before any code runs: strings.yml and each translated page."""
         problems, words = [], {}
-        for code in project.languages():
+        for code in project.languages():  # Japanese first: every other language falls back on its words
             try:
-                words[code] = project.strings(code)
+                words[code] = project.strings(code, words.get(SOURCE_LANG))
             except strings.StringsError as error:
                 problems += error.problems
-            problems += translations.code_problems(project, code)
+            problems += translations.code_problems(project, code, words)
         for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
             problems += lesson.include_problems(project, page)
         _fail(problems)

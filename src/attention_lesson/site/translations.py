@@ -26,16 +26,16 @@ from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_
 STATUS_PAGE = "translation-status.md"
 
 
-def code_problems(project: Project, lang: str) -> list[str]:
+def code_problems(project: Project, lang: str, words: dict[str, strings.Strings]) -> list[str]:
     """Everything in a language folder that must be fixed before the site can show it, one line each: its pages
-    (:func:`check_translation`) and its ui texts (a key the Japanese file lacks, {placeholders} changed)."""
+    (:func:`check_translation`) and its ui texts in `words` (a key the Japanese file lacks, {placeholders}
+    changed); `words` lacks a language whose strings.yml could not be read (that is said where it was read)."""
     if lang == SOURCE_LANG:
         return []
     problems = [problem for page in project.pages(lang) for problem in check_translation(project, lang, page)]
-    try:
-        own, base = (strings.load(project.docs / code / strings.FILE, code) for code in (lang, SOURCE_LANG))
-    except strings.StringsError:
-        return problems  # said by the plugin's or the check's reading of the file
+    if lang not in words or SOURCE_LANG not in words:
+        return problems
+    own, base = words[lang], words[SOURCE_LANG]
     for key, text in own.ui.items():
         where, wanted = f"docs/{lang}/{strings.FILE}:{own.lines.get('ui.' + key, 0)}: ui: {key}", set()
         if key not in base.ui:
@@ -184,18 +184,19 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
     """(mistakes, information) for one language."""
     mistakes, info = [], []
     try:
-        words = project.strings(lang)
+        words = {SOURCE_LANG: project.strings(SOURCE_LANG)}
+        words[lang] = project.strings(lang, words[SOURCE_LANG])
     except strings.StringsError as error:
         return error.problems, []
-    mistakes += code_problems(project, lang)
+    mistakes += code_problems(project, lang, words)
     states = page_states(project, lang, _last_changes(project.root))
     for state, what in (("missing", "the Japanese page is shown meanwhile"),
                         ("outdated", "the Japanese page changed since")):
         if pages := [page for page, s in states.items() if s == state]:
             info.append(f"{lang}: pages {state} ({what}): {len(pages)}: {', '.join(pages[:None if every else 12])}")
-    if words.names.get("name") == project.strings(SOURCE_LANG).names.get("name"):
+    if words[lang].names.get("name") == words[SOURCE_LANG].names.get("name"):
         info.append(f"{lang}: name: still the Japanese name: write the language's own name")
-    for table, texts in pending_strings(project, words).items():
+    for table, texts in pending_strings(project, words[lang]).items():
         if texts:
             info.append(f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(texts[:None if every else 12]))
     return mistakes, info
