@@ -171,8 +171,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             search.config.pipeline = words.search.get("pipeline")
             search.config.separator = words.search.get("separator")
             listed = sorted({w for code in self.site.languages for w in self.site.words[code].search.get("words", [])})
-            if listed:  # every language's, in every build: jieba's words belong to the process
-                write_atomically(self._cache / "search-words.txt", "".join(f"{word}\n" for word in listed))
+            if listed:  # every language's, in every build (jieba's words belong to the process), written by the first
+                if self.parent is None:
+                    write_atomically(self._cache / "search-words.txt", "".join(f"{word}\n" for word in listed))
                 search.config.jieba_dict_user = str(self._cache / "search-words.txt")
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
