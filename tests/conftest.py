@@ -37,11 +37,15 @@ def pages(lang: str = SOURCE_LANG) -> list[str]:
     return [page for page in PROJECT.pages(lang) if page.endswith(".md")]
 
 
+def environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """A user's environment with the session's store (and `env`), none of the lesson's other settings."""
+    return {**{k: v for k, v in os.environ.items() if k not in STRAY}, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+
+
 def run(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None,
         timeout: float = 600) -> subprocess.CompletedProcess:
     """A command as a user types it, in a process of its own, with the session's store."""
-    full = {**{k: v for k, v in os.environ.items() if k not in STRAY}, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
-    return subprocess.run(args, cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout,
+    return subprocess.run(args, cwd=cwd, env=environment(env), capture_output=True, text=True, timeout=timeout,
                           encoding="utf-8", errors="replace")
 
 

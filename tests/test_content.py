@@ -7,6 +7,8 @@
   other languages showing it in Japanese under a banner until it is translated.
 - A translator starts a language as docs/TRANSLATING.md says and translates one page: the check passes, the
   build passes, and the language has every page.
+- Under `mkdocs serve`, an edit of any language's page, or of a listing, reaches every page it shows on, each
+  edit rebuilt once.
 - Every language's notebook shows the Japanese run's outputs.
 
 The editor's page and the new language are in one copy, built once. Every build shares the session's store,
@@ -17,13 +19,18 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import CHECK, PROJECT, ROOT, assert_ok, build, copy_project, languages, page_html, run
+from conftest import CHECK, PROJECT, ROOT, assert_ok, build, copy_project, environment, languages, page_html, pages, run
 
 from attention_lesson.site.lesson import Project
 
@@ -247,6 +254,67 @@ def test_a_new_language_has_every_page(edited) -> None:
     assert KOREAN in text(raw) and "한국어 제목" in raw, "the translation is not shown"
     assert f'hreflang="{LANG}"' in page_html(edited.site, "ja", "index.md") and NAME in \
         page_html(edited.site, "ja", "index.md"), "the language switcher has no 한국어"
+
+
+# ---- an editor and translators under `mkdocs serve` -------------------------------------------------------
+
+def shows(url: str, marker: str, server: subprocess.Popen, log: Path) -> None:
+    """Wait (a minute at most) until the page at url has marker; fail if the server stops."""
+    opener, deadline = urllib.request.build_opener(urllib.request.ProxyHandler({})), time.monotonic() + 60
+    while True:
+        try:
+            with opener.open(url, timeout=10) as response:
+                if marker in response.read().decode("utf-8", "replace"):
+                    return
+        except OSError:
+            pass
+        assert server.poll() is None and time.monotonic() < deadline, \
+            f"{url} never showed {marker}\n{log.read_text('utf-8', 'replace')[-3000:]}"
+        time.sleep(0.1)
+
+
+def save(path: Path, text: str) -> None:
+    """Save as an editor does: the whole file at once."""
+    path.with_name(path.name + ".new").write_text(text, encoding="utf-8")
+    os.replace(path.with_name(path.name + ".new"), path)
+
+
+def builds(log: Path) -> int:
+    return log.read_bytes().count(b"Building documentation")
+
+
+def page_url(base: str, lang: str, page: str) -> str:
+    stem = page.removesuffix(".md")
+    return base + ("" if lang == "ja" else f"{lang}/") + ("" if stem == "index" else f"{stem}/")
+
+
+def test_mkdocs_serve_shows_each_edit_in_every_language_rebuilding_once(site: Path, tmp_path: Path) -> None:
+    copy, log = copy_project(tmp_path), tmp_path / "serve.log"
+    listing = next(m[1] for page in pages() if (m := re.search(r'--8<-- "(snippets/\w+\.py)"',
+                                                              (copy / "docs/ja" / page).read_text("utf-8"))))
+    shown_on = [(lang, page) for lang in languages() for page in pages()
+                if listing in (copy / "docs/ja" / page).read_text("utf-8")]
+    edits = [(copy / "docs" / lang / page, [(lang, page)]) for lang in languages() for page in pages(lang)[:1]]
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{free.getsockname()[1]}"
+    with log.open("wb") as out:
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", address], cwd=copy,
+                                  env=environment(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        shows(f"http://{address}/", "</html>", server, log)
+        for n, (path, urls) in enumerate([*edits, (copy / listing, shown_on)]):
+            marker, before = f"serve-edit-{'abcdefghijklmnopqrstuvwxyz'[n]}", builds(log)
+            line = f'print("{marker}")' if path.suffix == ".py" else marker
+            save(path, path.read_text("utf-8") + f"\n{line}\n")
+            for lang, page in urls:
+                shows(page_url(f"http://{address}/", lang, page), marker, server, log)
+            time.sleep(1)  # ten times the watcher's interval: a second build would have begun
+            rebuilt = builds(log) - before
+            assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
+    finally:
+        server.terminate()
+        server.wait(60)
 
 
 # ---- the notebooks ---------------------------------------------------------------------------------------
