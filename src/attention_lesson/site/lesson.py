@@ -73,7 +73,7 @@ def notebook_page(text: str, path: str) -> Page:
     """A jupytext notebook (percent format) as a page: each code cell a python block of one session, each
     markdown cell prose (its ``# `` taken off)."""
     lines = text.splitlines()
-    fences, prose, includes, values = [], [], [], []
+    fences, prose = [], []
     starts = [i for i, line in enumerate(lines) if CELL.match(line)]
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
@@ -81,18 +81,13 @@ def notebook_page(text: str, path: str) -> Page:
         while body and not body[-1].strip():
             body.pop()
         if "[markdown]" in lines[start]:
-            for k, line in enumerate(body):
-                text_line = line[2:] if line.startswith("# ") else line.lstrip("#")
-                prose.append((start + 2 + k, text_line))
-                values += [(start + 2 + k, m["expr"].strip()) for m in source.VALUE.finditer(text_line)]
-                if source.INCLUDE.match(text_line):
-                    includes.append((start + 2 + k, text_line.strip()))
+            prose += [(start + 2 + k, line[2:] if line.startswith("# ") else line.lstrip("#"))
+                      for k, line in enumerate(body)]
         else:
             header = CELL.match(lines[start])["rest"].strip()  # a code cell's tags are the same in every language
             fences.append(Fence(start + 1, "```", f'python exec="on" session="notebook" {header}'.strip(),
                                 "\n".join(body), "python", {"exec": "on", "session": "notebook"}))
-            includes += [(start + 2 + k, b.strip()) for k, b in enumerate(body) if source.INCLUDE.match(b)]
-    return Page(path, fences, prose, includes, values)
+    return Page(path, fences, prose)
 
 
 @dataclass

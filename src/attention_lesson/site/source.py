@@ -50,13 +50,20 @@ class Fence:
 
 @dataclass(frozen=True)
 class Page:
-    """A page as text: its fences, the lines outside them (numbered), its include lines and values."""
+    """A page as text: its fences and the lines outside them (numbered)."""
 
     path: str
     fences: list[Fence]
     prose: list[tuple[int, str]]
-    includes: list[tuple[int, str]]
-    values: list[tuple[int, str]]
+
+    @property
+    def includes(self) -> list[tuple[int, str]]:  # inside fences or not, in page order
+        inside = [(f.line + 1 + k, line) for f in self.fences for k, line in enumerate(f.body.splitlines())]
+        return sorted((n, line.strip()) for n, line in [*inside, *self.prose] if INCLUDE.match(line))
+
+    @property
+    def values(self) -> list[tuple[int, str]]:
+        return [(n, m["expr"].strip()) for n, line in self.prose for m in VALUE.finditer(line)]
 
 
 def options(info: str) -> tuple[str, dict[str, str]]:
@@ -71,7 +78,7 @@ def options(info: str) -> tuple[str, dict[str, str]]:
 def scan(text: str, path: str) -> Page:
     """Read a Markdown page: every fence (any indentation, ``` or ~~~), the prose between, includes, values."""
     lines = text.splitlines()
-    fences, prose, includes, values = [], [], [], []
+    fences, prose = [], []
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -85,15 +92,11 @@ def scan(text: str, path: str) -> Page:
                 j += 1
             lang, opts = options(found["info"])
             fences.append(Fence(i + 1, marker, found["info"].strip(), "\n".join(body), lang, opts))
-            includes += [(i + 2 + k, b.strip()) for k, b in enumerate(body) if INCLUDE.match(b)]
             i = j + 1
             continue
         prose.append((i + 1, line))
-        if INCLUDE.match(line):
-            includes.append((i + 1, line.strip()))
-        values += [(i + 1, m["expr"].strip()) for m in VALUE.finditer(line)]
         i += 1
-    return Page(path, fences, prose, includes, values)
+    return Page(path, fences, prose)
 
 
 def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
