@@ -197,18 +197,11 @@ def _tokens(source: str) -> list[tokenize.TokenInfo]:
 
 
 def _literals(tokens: list[tokenize.TokenInfo]) -> list[tuple[tokenize.TokenInfo, str]]:
-    """Every plain string literal with kana or Japanese punctuation in it, with its value."""
-    found = []
-    for tok in tokens:
-        if tok.type != tokenize.STRING:
-            continue
-        prefix = tok.string[: len(tok.string) - len(tok.string.lstrip("rRuUbBfF"))].lower()
-        if "f" in prefix or "b" in prefix:
-            continue
-        value = ast.literal_eval(tok.string)
-        if translatable(value):
-            found.append((tok, value))
-    return found
+    """Every plain string literal (not an f-string, not bytes) with kana or Japanese punctuation in it, with its
+    value."""
+    found = [(tok, ast.literal_eval(tok.string)) for tok in tokens
+             if tok.type == tokenize.STRING and not re.match(r"[rRuU]*[bBfF]", tok.string)]
+    return [(tok, value) for tok, value in found if translatable(value)]
 
 
 def comments_of(source: str) -> list[str]:
