@@ -184,20 +184,15 @@ def execute(steps: list[Step], limits: Limits) -> list[dict[str, Any]]:
     # torch's profiler (Kineto) writes two lines straight to the terminal around every profile below level 6
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     module = types.ModuleType("__lesson__")
-    namespace = module.__dict__
     sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch else None
-    results = []
     try:
-        for step in steps:
-            results.append(_step(step, namespace, limits))
+        return [_step(step, module.__dict__, limits) for step in steps]
     finally:
         sys.modules.pop(module.__name__, None)
-        torch = sys.modules.get("torch")
-        if torch is not None and threads is not None:  # a listing's set_num_threads(1) stays its own
+        if threads is not None:  # a listing's set_num_threads(1) stays its own
             torch.set_num_threads(threads)
-    return results
 
 
 def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, Any]:
