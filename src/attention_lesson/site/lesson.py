@@ -115,10 +115,8 @@ class Site:
 
 def run_page(project: Project, page: str, runner: Runner) -> PageRun:
     """Run (or take from the store) every session of a Japanese page."""
-    scanned = project.read(SOURCE_LANG, page)
-    sessions = source.steps(scanned, project.snippets)
     by_line: list[tuple[Step, dict[str, Any]]] = []
-    for steps in sessions.values():
+    for steps in source.steps(project.read(SOURCE_LANG, page), project.snippets).values():
         by_line += zip(steps, runner.session(steps), strict=True)
     by_line.sort(key=lambda item: int(item[0].where.rsplit(":", 1)[1]))
     result = PageRun()

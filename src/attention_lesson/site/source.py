@@ -102,21 +102,20 @@ def scan(text: str, path: str) -> Page:
 def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
     """A block's code with its includes read from snippets/, and where each line comes from (``file:line``)."""
     out, origins = [], []
-    first = int(where.rsplit(":", 1)[1]) if ":" in where else 0
-    page = where.rsplit(":", 1)[0]
-    for number, line in enumerate(code.splitlines(), 1):
+    page, first = where.rsplit(":", 1)
+    for number, line in enumerate(code.splitlines(), int(first) + 1):  # the page's line numbers
         if not INCLUDE.match(line):
             out.append(line)
-            origins.append(f"{page}:{first + number}")
+            origins.append(f"{page}:{number}")
             continue
         found = SIMPLE_INCLUDE.match(line)
         if not found:
-            raise SourceError(f'{page}:{first + number}: write an include as --8<-- "snippets/<file>.py" '
+            raise SourceError(f'{page}:{number}: write an include as --8<-- "snippets/<file>.py" '
                               f'(or "snippets/<file>.py:<section>")')
         name = found["path"].removeprefix("snippets/")
         file = snippets / name
         if "/" in name or ".." in name or not file.is_file():
-            raise SourceError(f"{page}:{first + number}: {found['path']}: no such file in snippets/ (only "
+            raise SourceError(f"{page}:{number}: {found['path']}: no such file in snippets/ (only "
                               "snippets/ can be included)")
         try:
             text = file.read_text(encoding="utf-8")
@@ -134,7 +133,7 @@ def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
                 out.append(source_line)
                 origins.append(f"snippets/{name}:{n}")
         if found["section"] and not seen:
-            raise SourceError(f"{page}:{first + number}: snippets/{name} has no section {found['section']!r}")
+            raise SourceError(f"{page}:{number}: snippets/{name} has no section {found['section']!r}")
     return "\n".join(out), origins
 
 
