@@ -127,11 +127,6 @@ def _material(*parts: str) -> Path | None:
     return Path(spec.origin).parent.joinpath("templates", *parts) if spec and spec.origin else None
 
 
-def _material_languages() -> list[str]:
-    folder = _material("partials", "languages")
-    return sorted(p.stem for p in folder.glob("*.html")) if folder else []
-
-
 def search_languages(lang: str) -> list[str]:
     """The language Material's search (lunr.js) has for `lang`: itself, its base language, or English."""
     folder = _material("assets", "javascripts", "lunr", "min")
@@ -146,7 +141,8 @@ def language_problem(lang: str) -> str | None:
                 "-REGION, as Material names its languages (ko, pt-BR, zh-Hant)")
     if lang == SOURCE_LANG:
         return f"{lang!r} is the source language: docs/{lang}/ is the original everyone translates"
-    known = _material_languages()
+    folder = _material("partials", "languages")
+    known = sorted(p.stem for p in folder.glob("*.html")) if folder else []
     if known and lang not in known:
         return f"Material, the site's theme, has no language {lang!r} (its languages: {', '.join(known)})"
     return None
@@ -168,8 +164,7 @@ def template(project: Project) -> str:
 
 
 def init(project: Project, lang: str) -> Path:
-    problem = language_problem(lang)
-    if problem:
+    if problem := language_problem(lang):
         raise ValueError(problem)
     path = project.docs / lang / strings.FILE
     if path.exists():
@@ -182,13 +177,12 @@ def init(project: Project, lang: str) -> Path:
 
 def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[str]]:
     """(mistakes, information) for one language."""
-    mistakes, info = [], []
     try:
         words = {SOURCE_LANG: project.strings(SOURCE_LANG)}
         words[lang] = project.strings(lang, words[SOURCE_LANG])
     except strings.StringsError as error:
         return error.problems, []
-    mistakes += code_problems(project, lang, words)
+    mistakes, info = code_problems(project, lang, words), []
     states = page_states(project, lang, _last_changes(project.root))
     for state, what in (("missing", "the Japanese page is shown meanwhile"),
                         ("outdated", "the Japanese page changed since")):
