@@ -75,8 +75,7 @@ def notebook_page(text: str, path: str) -> Page:
     lines = text.splitlines()
     fences, prose = [], []
     starts = [i for i, line in enumerate(lines) if CELL.match(line)]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=False):  # a cell ends where the next starts
         body = lines[start + 1:end]
         while body and not body[-1].strip():
             body.pop()

@@ -95,11 +95,8 @@ def with_banner(markdown: str, url: str, ui: dict[str, str], linked: bool) -> st
     link = (f' <a href="{html.escape(original)}" hreflang="ja">{html.escape(ui.get("original", ""))}</a>'
             if linked else "")
     notice = f'!!! warning "{title}"\n\n    {markdown_text(ui.get("untranslated", ""))}{link}\n\n'
-    rows = markdown.splitlines(keepends=True)
-    for number, row in enumerate(rows):
-        if row.startswith("# "):
-            return "".join(rows[: number + 1]) + "\n" + notice + "".join(rows[number + 1:])
-    return notice + markdown
+    banner, titled = re.subn(r"^# .*\n?", lambda title: f"{title[0]}\n{notice}", markdown, count=1, flags=re.M)
+    return banner if titled else notice + markdown
 
 
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>\s*", re.S)

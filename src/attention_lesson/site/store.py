@@ -50,9 +50,8 @@ class Store:
         payload = json.dumps(value, ensure_ascii=False, sort_keys=True)
         entry = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload.encode()).hexdigest(),
                  "payload": payload}
-        path = self._file(key)
         try:
-            write_atomically(path, json.dumps(entry, ensure_ascii=False))
+            write_atomically(self._file(key), json.dumps(entry, ensure_ascii=False))
         except OSError as error:
             self.unwritable = f"{self.path}: {error.strerror or error}"
 
