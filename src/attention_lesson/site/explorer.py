@@ -1,8 +1,7 @@
 """The figure kind ``explorer`` (section 2's live figure): keys on a plane and a query the reader moves, with
 the scores q·k and the weights softmax(multiplier × scores) beside them, drawn for the first preset at ×1 (what
-a reader without JavaScript sees); lesson.js (data-qk) redraws it in float32, as torch computes. A page's
-``goals`` (the vocabulary is in CONTRIBUTING.md) are checked here: each must be unmet as drawn and reachable
-somewhere on the plane. All text is escaped.
+a reader without JavaScript sees); lesson.js (data-qk) redraws it in float32, as torch computes. All text is
+escaped; a page's ``goals`` are checked here, as CONTRIBUTING.md says.
 """
 
 from __future__ import annotations

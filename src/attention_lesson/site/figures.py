@@ -1,10 +1,9 @@
 """The pages' figures (heatmap, bars, lines, explorer), drawn from a page's declaration, knowing no page.
 
-:func:`render` takes a figure's ``data`` (values the run evaluated: plain lists and numbers) and its ``text``
-(a translator's words, so all of it escaped) and returns a ``<figure>`` with inline SVG written as text: words
-are ``<text>`` in the page's fonts, ink is ``currentColor``, heatmap cells take the palette's CSS variables
-(lesson.css), so one SVG reads in light and dark. Text is at least 11 CSS px on a 390 px phone, text widths are
-estimated (:func:`_em`), and the output is byte-identical from one build to the next.
+Each is a ``<figure>`` with inline SVG written as text (:func:`render`): words are ``<text>`` in the page's
+fonts, ink is ``currentColor``, heatmap cells take the palette's CSS variables (lesson.css), so one SVG reads in
+light and dark. Text is at least 11 CSS px on a 390 px phone, text widths are estimated (:func:`_em`), and the
+output is byte-identical from one build to the next.
 """
 
 from __future__ import annotations

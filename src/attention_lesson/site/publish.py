@@ -1,10 +1,7 @@
 """The published site folder, replaced whole or not at all, with one sitemap for every language (no MkDocs here).
 
-`mkdocs build` writes into a new folder beside the site (:func:`beside`) and :func:`swap` puts it in the site's
-place when every language is built. A failed or interrupted build leaves the last site whole, and the next build
-removes what an earlier one left. :func:`merge_sitemaps` lists every page with the same page in every language:
-those hreflang links live in the sitemap rather than in each page's <head>, because Material's script fetches
-``sitemap.xml`` relative to every ``<link rel="alternate">`` of a page (a same-page link there costs a 404).
+The hreflang links of :func:`merge_sitemaps` live in the sitemap, not in each page's <head>: Material's script
+fetches ``sitemap.xml`` relative to every ``<link rel="alternate">`` of a page (a same-page one costs a 404).
 """
 
 from __future__ import annotations

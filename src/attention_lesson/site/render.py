@@ -1,9 +1,4 @@
-"""What the site shows besides the lesson's own output, as text: no MkDocs here (plugin.py adapts it).
-
-Values filled into prose, formulas as MathML, a translator's text made safe for Markdown, the untranslated-page
-banner, download links, notebook pages made light, and what a language's pages are made of (to skip rebuilding
-it).
-"""
+"""What the site shows besides the lesson's own output, as text: no MkDocs here (plugin.py adapts it)."""
 
 from __future__ import annotations
 

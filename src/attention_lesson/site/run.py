@@ -1,10 +1,4 @@
-"""Run a page's sessions once, and keep each session's result as data.
-
-A session (the steps of one ``session=``, :func:`attention_lesson.site.source.steps`) is keyed on its code,
-the package's modules, the listings' data files and the Python and torch versions. A stored result is used as
-it is; otherwise the whole session runs, the Japanese code exactly as written, in a fresh namespace with a time
-and an output limit. An error is a :class:`BlockError` naming the file and line the failing code came from.
-"""
+"""Run a page's sessions once, and keep each session's result as data: ARCHITECTURE.md's steps 5 and 6."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Pages read as text, before anything renders or runs: their fences, includes, values and claims.
 
-A Japanese page is the project's code and prose: :func:`steps` turns it into its sessions' steps. A translated
-page is text: :func:`translation_problems` compares it with the Japanese page and refuses anything that could
-run code, include a file, add markup or point elsewhere. Both read a page line by line, whatever the fence
-syntax (backticks or tildes, any indentation). The page syntax is in CONTRIBUTING.md.
+:func:`steps` turns a Japanese page into its sessions' steps; :func:`translation_problems` refuses what a
+translated page may not do (ARCHITECTURE.md, "The trust boundary"). The page syntax is in CONTRIBUTING.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Session results on disk as JSON data (``<folder>/<key[:2]>/<key>.json``), checked against the SHA-256 of
-their payload and their own key: a damaged or foreign entry is ignored and its session runs again. Writes are
-atomic, so builds can share a store; a store that cannot be written is said once and the build goes on.
-"""
+"""Session results on disk as checksummed JSON, written atomically: ARCHITECTURE.md, "The store"."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """A language's words (``docs/<code>/strings.yml``, untrusted text) and the lesson's code and output in them.
 
 The file is read with the safe loader, without anchors, aliases or tags, every value capped and checked, each
-problem one line naming file:line; whoever puts a value into a page escapes it. :func:`localize_source` and
-:func:`localize_output` put a listing's comments and printed strings into the language after the run.
+problem one line naming file:line; whoever puts a value into a page escapes it.
 """
 
 from __future__ import annotations

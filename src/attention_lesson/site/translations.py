@@ -1,10 +1,7 @@
 """The translators' check: ``python -m attention_lesson.site.translations [<code> ...] [--init] [--all]``.
 
-Exit 2 with one line per mistake (``file:line: what to do``) when a language folder is not text the site can
-show: a broken strings.yml, or a page whose code, includes, values, links or markup are not the Japanese
-page's (:func:`attention_lesson.site.source.translation_problems`). Exit 0 otherwise, however much is left to
-translate: what is pending is listed as information. ``--init`` starts a language folder. The strict build runs
-the same check on every folder before any code runs, and the status page shows the same table.
+Exit 2 with one line per mistake, else 0 (docs/TRANSLATING.md, "Check and preview"); ``--init`` starts a
+language folder. The status page shows the same table.
 """
 
 from __future__ import annotations
