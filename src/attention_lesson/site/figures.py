@@ -376,28 +376,19 @@ def _lines(d: _Decl, ident: str) -> str:
             _text((left + right) / 2, height - _PAD - size * 0.25 - (_lines_of(xlabel) - 1) * size * 1.2, xlabel, size),
             _text(_PAD + size * 0.9, (top + bottom) / 2, ylabel, size, more=_up(_PAD + size * 0.9, (top + bottom) / 2)),
             _text(width / 2, _PAD + head * 0.9, title, head, gap=1.25)]
-    points = [[(X(x), Y(y)) for x, y in zip(xs, ys, strict=True)] for ys in series]
-    for k, line in enumerate(points):
+    lx, ly, legend_svg = left + 6, legend, []  # the legend: each series' line, marker and name, above the plot
+    for k, (ys, name) in enumerate(zip(series, names, strict=True)):
         colour, mark = _SERIES[k % 4]
+        line = [(X(x), Y(y)) for x, y in zip(xs, ys, strict=True)]
         body.append(f'<path d="M{"L".join(f"{_n(x)} {_n(y)}" for x, y in line)}" fill="none" stroke="{colour}" '
                     f'stroke-width="2.5"/><path d="{"".join(_MARKS[mark](x, y) for x, y in line)}" fill="{colour}"/>')
-    body.append(_legend(names, left + 6, legend, size))
+        mid, ly = ly + size * 0.6, ly + _lines_of(name) * size * 1.2 + 4
+        legend_svg.append(f'<path d="M{_n(lx)} {_n(mid)}h28" stroke="{colour}" stroke-width="2.5"/><path d="'
+                          f'{_MARKS[mark](lx + 14, mid)}" fill="{colour}"/>'
+                          + _text(lx + 36, mid, name, size, "start", ' dy="0.35em"'))
+    body.append("".join(legend_svg))
     svg = _svg(width, height, d.string("alt"), body)
     return _figure("lines", svg, d.string("caption", d.string("alt")))
-
-
-def _legend(names: list[str], x: float, y: float, size: float) -> str:
-    """The series' names with their lines and markers, one under another from (x, y), above the plot (where they
-    never cover a point)."""
-    out = []
-    for k, name in enumerate(names):
-        colour, mark = _SERIES[k % 4]
-        mid = y + size * 0.6
-        out.append(f'<path d="M{_n(x)} {_n(mid)}h28" stroke="{colour}" stroke-width="2.5"/><path d="'
-                   f'{_MARKS[mark](x + 14, mid)}" fill="{colour}"/>' + _text(x + 36, mid, name, size, "start",
-                                                                             ' dy="0.35em"'))
-        y += _lines_of(name) * size * 1.2 + 4
-    return "".join(out)
 
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
