@@ -309,7 +309,7 @@ def test_mkdocs_serve_shows_each_edit_in_every_language_rebuilding_once(site: Pa
             save(path, path.read_text("utf-8") + f"\n{line}\n")
             for lang, page in urls:
                 shows(page_url(f"http://{address}/", lang, page), marker, server, log)
-            time.sleep(1)  # ten times the watcher's interval: a second build would have begun
+            time.sleep(1)  # twice the interval MkDocs polls at: a second build would have begun
             rebuilt = builds(log) - before
             assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
     finally:

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import jinja2
 import markdown_exec
 from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
@@ -34,7 +33,6 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
-from watchdog.observers.polling import PollingObserver
 
 from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
@@ -57,25 +55,6 @@ class LessonConfig(Config):
     repo_url = config_options.Type(str, default="")
     timeout = config_options.Type((int, float), default=120)
     max_output = config_options.Type(int, default=1_000_000)
-
-
-class Compiled(jinja2.BytecodeCache):
-    """The theme's templates compiled once a process, not once a build: MkDocs makes a new Jinja environment for
-    every build (each language's, each serve rebuild), and compiling Material's templates was 0.2 s of a serve
-    rebuild (the figure: ARCHITECTURE.md, Budgets). Code objects in memory only, by template file and its time
-    of change (an edited template compiles again)."""
-
-    def __init__(self) -> None:
-        self.code: dict[str, Any] = {}
-
-    def get_cache_key(self, name: str, filename: str | None = None) -> str:
-        return f"{name}\0{filename}\0{os.stat(filename).st_mtime_ns if filename else ''}"
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        bucket.code = self.code.get(bucket.key)
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.code[bucket.key] = bucket.code
 
 
 class FenceError(PluginError, SuperFencesException):
@@ -103,7 +82,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self._cursor: dict[str, int] = {}
         self._fence_lines: dict[str, list[int]] = {}
         self._page: Page | None = None
-        self.compiled = Compiled()
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
@@ -383,10 +361,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             html_text, self.notebook_css = render.notebook_page(html_text, self.site.words[self.lang].ui)
         return html_text
 
-    def on_env(self, env: jinja2.Environment, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
-        env.bytecode_cache = self.compiled
-        return env
-
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
         folders): a language whose sources did not change is put back as it was (see on_post_build)."""
@@ -448,26 +422,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.fingerprints.clear()
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
-        """Watch docs/, every language's folder (docs/ja/ as well built each edit twice), and poll as MkDocs does
-        (file events do not reach shared and network folders) but every 0.1 s, not 0.5 s: an edit waited 0.25 s on
-        average before its rebuild began (the figure: ARCHITECTURE.md, Budgets). `mkdocs serve` has no option for
-        it, so the server's ``observer`` is replaced before it starts, and what it watched is moved to the new one."""
-        watched = [path for path in (config.config_file_path, *config.theme.dirs)  # the theme: `--watch-theme`
-                   if path and _unwatched(server, path)]
-        _unwatched(server, config.docs_dir)
-        server.observer = PollingObserver(timeout=0.1)
-        for path in [str(self.site.project.docs), *watched]:
-            server.watch(path)
+        """Watch docs/, every language's folder, instead of the one MkDocs watches (watching it too, docs/ja/ for
+        one, an edit could build twice: each polls on its own)."""
+        server.unwatch(config.docs_dir)
+        server.watch(str(self.site.project.docs))
         return server
-
-
-def _unwatched(server: Any, path: str) -> bool:
-    """Whether `mkdocs serve` watched path: it does no longer (``unwatch`` raises for a path it never watched)."""
-    try:
-        server.unwatch(path)
-    except KeyError:
-        return False
-    return True
 
 
 def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any],
