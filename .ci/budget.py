@@ -7,6 +7,7 @@ floor    plain Material (search, mkdocs.yml's markdown_extensions by name) on ea
 cold     `python .ci/env mkdocs build --strict` with an empty results store (LESSON_STORE)    <= 3 x floor
 rebuild  the same build again, its store now warm                                              <= 1.5 x floor
 serve    `python .ci/env mkdocs serve`: a marker line appended to docs/ja/values.md until /values/ shows it  <= 1 s
+sfloor   the same edits under plain Material's `mkdocs serve` of docs/ja/ (the floor's configuration): not budgeted
 suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, its .venv set up first  <= 180 s
 audit    (--audit, alone) Lighthouse, mobile, on every language's notebook pages, judged by LHCI's assertions
          (AUDIT) and an uncompressed size of at most 150 KB; LHCI from npm into .cache/npm/lhci/
@@ -32,7 +33,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUDGETS = {"floor": None, "cold": 3.0, "rebuild": 1.5, "serve": 1.0, "suite": 180.0}
+BUDGETS = {"floor": None, "cold": 3.0, "rebuild": 1.5, "serve": 1.0, "sfloor": None, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
 ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
 EDITED, PAGE = ROOT / "docs" / "ja" / "values.md", "values/"
@@ -97,7 +98,7 @@ def floor_once(work: Path) -> dict[str, list[float]]:
                   if len(indent) == top and ("." not in name or name.startswith(("pymdownx.", "material.")))]
     total = 0.0
     for code in sorted(d.name for d in (ROOT / "docs").iterdir() if (d / "strings.yml").is_file()):
-        config = work / f"floor-{code}.yml"  # JSON is YAML
+        config = work / f"floor-{code}.yml"  # JSON is YAML (sfloor serves floor-ja.yml)
         config.write_text(json.dumps({
             "site_name": f"floor {code}", "docs_dir": str(ROOT / "docs" / code), "site_dir": str(work / "floor"),
             "theme": {"name": "material", "language": code}, "plugins": ["search"],
@@ -131,13 +132,13 @@ def wait_for(server: subprocess.Popen[bytes], log: Path, url: str, text: str, pr
         time.sleep(0.02)
 
 
-def serve_edits(work: Path, repeat: int) -> dict[str, list[float]]:
+def serve_edits(work: Path, repeat: int, args: list[str]) -> list[float]:
     """In one `mkdocs serve`, repeat times: seconds from appending a marker line to EDITED until PAGE shows it."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     base, log, times = f"http://127.0.0.1:{port}/", work / "serve.log", []
-    server = start([*ENV, "mkdocs", "serve", "-a", f"127.0.0.1:{port}"], log)
+    server = start([*ENV, "mkdocs", "serve", *args, "-a", f"127.0.0.1:{port}"], log)
     try:
         wait_for(server, log, base, "", True, 900)  # its first build
         for run in range(repeat):
@@ -154,7 +155,7 @@ def serve_edits(work: Path, repeat: int) -> dict[str, list[float]]:
             time.sleep(0.5)
     finally:
         stop(server, ctrl_c=True)
-    return {"serve": times}
+    return times
 
 
 def suite_runs(work: Path, repeat: int) -> dict[str, list[float]]:
@@ -197,8 +198,10 @@ def measure(only: set[str], repeat: int, work: Path) -> tuple[dict[str, list[flo
     """The seconds of every run of the chosen measures, and why a measure failed (its runs end there)."""
     times: dict[str, list[float]] = {name: [] for name in BUDGETS if name in only}
     errors: dict[str, str] = {}
+    floor = ["-f", str(work / "floor-ja.yml")]
     runs = [(["floor"], lambda: floor_once(work)), (["cold", "rebuild"], lambda: builds_once(work, "rebuild" in only))]
-    for names, once in runs * repeat + [(["serve"], lambda: serve_edits(work, repeat)),
+    for names, once in runs * repeat + [(["serve"], lambda: {"serve": serve_edits(work, repeat, [])}),
+                                        (["sfloor"], lambda: {"sfloor": serve_edits(work, repeat, floor)}),
                                         (["suite"], lambda: suite_runs(work, repeat))]:
         chosen = [name for name in names if name in only]
         if not chosen or any(name in errors for name in chosen):
@@ -222,7 +225,8 @@ def report(times: dict[str, list[float]], errors: dict[str, str]) -> bool:
         median, budget = statistics.median(runs), BUDGETS[name]
         value, unit = (median / floor, " x floor") if name in PER_FLOOR else (median, " s")
         within = within and (budget is None or value <= budget)
-        ratio = f" = {value:.2f}{unit}" if name in PER_FLOOR else ""
+        sfloor = statistics.median(times["sfloor"]) if name == "serve" and times.get("sfloor") else None
+        ratio = f" = {value:.2f}{unit}" if name in PER_FLOOR else f" = {median / sfloor:.2f} x sfloor" if sfloor else ""
         verdict = "" if budget is None else f"  (budget <= {budget:g}{unit}: {'ok' if value <= budget else 'over'})"
         print(f"{name:8} {median:.2f} s ({min(runs):.2f}-{max(runs):.2f} s){ratio}{verdict}")
     for error in dict.fromkeys(errors.values()):  # cold and rebuild fail together
@@ -247,7 +251,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="budget-") as work:
         if args.audit:
             return 0 if audit(Path(work)) else 1
-        only |= {"floor"} if only & set(PER_FLOOR) else set()  # their budgets are multiples of it
+        only |= {"sfloor"} if "serve" in only else set()
+        only |= {"floor"} if only & {*PER_FLOOR, "sfloor"} else set()  # multiples of it; sfloor serves its config
         return 0 if report(*measure(only, args.repeat, Path(work))) else 1
 
 
