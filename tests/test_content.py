@@ -21,6 +21,7 @@ import html
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -312,8 +313,11 @@ def test_mkdocs_serve_shows_each_edit_in_every_language_rebuilding_once(site: Pa
             time.sleep(1)  # twice the interval MkDocs polls at: a second build would have begun
             rebuilt = builds(log) - before
             assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
-    finally:
-        server.terminate()
+    finally:  # Ctrl-C, so that MkDocs removes its temporary site (Windows: ended, as a closed console ends it)
+        if sys.platform == "win32":
+            server.terminate()
+        else:
+            server.send_signal(signal.SIGINT)
         server.wait(60)
 
 
