@@ -104,7 +104,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
             raise PluginError(f"{changed[0]} changed: stop mkdocs serve (Ctrl-C) and start it again to use it")
-        project = Project(Path(config.config_file_path).parent)
+        project = Project(Path(config.config_file_path).resolve().parent)  # serve gives rebuilds a whole path
         self.site = self.parent or self._first_look(project)
         self.lang = self.config.lang or SOURCE_LANG
         if self.lang not in self.site.languages:
