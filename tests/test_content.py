@@ -21,7 +21,6 @@ import html
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -301,9 +300,10 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{free.getsockname()[1]}"
-    with log.open("wb") as out:
+    with log.open("wb") as out:  # its temporary site in tmp_path: it is ended, and cannot remove it
         server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", address], cwd=copy,
-                                  env=environment(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                                  env=environment(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), str(tmp_path))),
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
     try:
         shows(f"http://{address}/", "</html>", server, log)
         for n, (path, urls) in enumerate([*edits, (copy / listing, shown_on)]):
@@ -315,11 +315,8 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
             time.sleep(1)  # twice the interval MkDocs polls at: a second build would have begun
             rebuilt = builds(log) - before
             assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
-    finally:  # Ctrl-C, so that MkDocs removes its temporary site (Windows: ended, as a closed console ends it)
-        if sys.platform == "win32":
-            server.terminate()
-        else:
-            server.send_signal(signal.SIGINT)
+    finally:  # not Ctrl-C: a test worker may ignore SIGINT, and its children with it
+        server.terminate()
         server.wait(60)
 
 
