@@ -273,10 +273,11 @@ def shows(url: str, marker: str, server: subprocess.Popen, log: Path) -> None:
         time.sleep(0.1)
 
 
-def save(path: Path, text: str) -> None:
-    """Save as an editor does: the whole file at once."""
-    path.with_name(path.name + ".new").write_text(text, encoding="utf-8")
-    os.replace(path.with_name(path.name + ".new"), path)
+def save(path: Path, text: str, in_place: bool) -> None:
+    """Save as an editor does: the whole file at once, in place or by renaming a new file over it."""
+    new = path if in_place else path.with_name(path.name + ".new")
+    new.write_text(text, encoding="utf-8")
+    os.replace(new, path)
 
 
 def builds(log: Path) -> int:
@@ -297,6 +298,8 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
     edits = [(copy / "docs" / lang / page, [(lang, page)] + [(code, page) for code in languages()[1:] if lang == "ja"
                                                              and not (copy / "docs" / code / page).is_file()])
              for lang in languages() for page in pages(lang)[:1]]  # a Japanese page shows where none is translated
+    config = (copy / "mkdocs.yml").read_text("utf-8")  # Material shows its copyright on every page
+    edits += [(copy / listing, shown_on)] + [(copy / "mkdocs.yml", [(lang, "index.md") for lang in languages()])] * 2
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{free.getsockname()[1]}"
@@ -306,15 +309,18 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
     try:
         shows(f"http://{address}/", "</html>", server, log)
-        for n, (path, urls) in enumerate([*edits, (copy / listing, shown_on)]):
+        for n, (path, urls) in enumerate(edits):
             marker, before = f"serve-edit-{'abcdefghijklmnopqrstuvwxyz'[n]}", builds(log)
-            line = f'print("{marker}")' if path.suffix == ".py" else marker
-            save(path, path.read_text("utf-8") + f"\n{line}\n")
+            text = (config + f"\ncopyright: {marker}\n" if path.name == "mkdocs.yml" else path.read_text("utf-8")
+                    + (f'\nprint("{marker}")\n' if path.suffix == ".py" else f"\n{marker}\n"))
+            save(path, text, in_place=n % 2 == 1)  # mkdocs.yml both ways: a rename must not end its watch
             for lang, page in urls:
                 shows(page_url(f"http://{address}/", lang, page), marker, server, log)
             time.sleep(1)  # twice the interval MkDocs polls at: a second build would have begun
             rebuilt = builds(log) - before
             assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
+        time.sleep(2)
+        assert builds(log) == before + 1, "mkdocs serve builds again with nothing edited"
     finally:  # not Ctrl-C: a test worker may ignore SIGINT, and its children with it
         server.terminate()
         server.wait(60)

@@ -11,6 +11,7 @@ Its options are in mkdocs.yml, with every environment variable the build reads.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import logging
@@ -34,7 +35,7 @@ from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations
+from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations, watch
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
 from attention_lesson.site.store import Store, write_atomically
@@ -423,9 +424,19 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch docs/, every language's folder, instead of the one MkDocs watches (watching it too, docs/ja/ for
-        one, an edit could build twice: each polls on its own)."""
+        one, an edit could build twice); on Linux, learn of edits from the system (:class:`watch.Edits`)."""
+        docs, moved = str(self.site.project.docs), []
         server.unwatch(config.docs_dir)
-        server.watch(str(self.site.project.docs))
+        if sys.platform.startswith("linux"):
+            for path in [config.config_file_path, *config.theme.dirs]:  # the theme's with --watch-theme
+                with contextlib.suppress(KeyError):  # not watched
+                    server.unwatch(path)
+                    moved.append(path)
+            edits = watch.observer([docs, *moved, *config.watch], log)
+            if edits is not None:
+                server.observer = edits  # public: the server starts it, and watch() schedules on it
+        for path in [*moved, docs]:
+            server.watch(path)
         return server
 
 
