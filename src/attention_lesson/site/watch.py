@@ -4,6 +4,7 @@ mechanism buys). Elsewhere MkDocs' polling stays: it is the watcher the project'
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from typing import Any
@@ -28,15 +29,20 @@ def observer(paths: list[str], log: logging.Logger) -> Edits | None:
     """An observer for the server, if the system gives this process one with a watch of every folder under paths
     (a user's inotify instances and watches are limited, and watchdog leaves a subfolder it cannot watch unwatched,
     unsaid); if not, None: the server polls, as MkDocs does by default."""
+    paths = [os.path.abspath(path) for path in paths]
     folders = {folder for path in paths for folder, _, _ in os.walk(path)} | {os.path.dirname(p) for p in paths}
+    probe = None
     try:
         probe = Edits()
         for folder in folders:
             probe.schedule(watchdog.events.FileSystemEventHandler(), folder)
         probe.start()  # a folder it cannot watch fails here
-        probe.stop()
-        probe.join()
-        return Edits()
     except OSError as error:
         log.info("Watching by polling: %s", error)
         return None
+    finally:
+        if probe is not None:  # its watches go, and the thread that reads them
+            probe.stop()
+            with contextlib.suppress(RuntimeError):  # never started
+                probe.join()
+    return Edits()
