@@ -1,6 +1,7 @@
 """The file watcher `mkdocs serve` uses on Linux: watchdog's native observer (inotify) in place of MkDocs' scan of
 the watched folders every 0.5 s, which an edit waited for, 0.25 s on average (ARCHITECTURE.md, What each speed
-mechanism buys). Elsewhere MkDocs' polling stays: it is the watcher the project's tests check there."""
+mechanism buys). Elsewhere MkDocs' polling stays: the tests check it there, and watchdog's Windows observer also
+reports the access times that reading a page changes."""
 
 from __future__ import annotations
 
