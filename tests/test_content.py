@@ -277,7 +277,8 @@ def save(path: Path, text: str, in_place: bool) -> None:
     """Save as an editor does: the whole file at once, in place or by renaming a new file over it."""
     new = path if in_place else path.with_name(path.name + ".new")
     new.write_text(text, encoding="utf-8")
-    os.replace(new, path)
+    if new != path:
+        os.replace(new, path)
 
 
 def builds(log: Path) -> int:
