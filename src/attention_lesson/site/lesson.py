@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_lesson.site import source, strings
+from attention_lesson.site.published import Outline
 from attention_lesson.site.run import Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
 from attention_lesson.site.store import Store
@@ -110,6 +111,8 @@ class Site:
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     store: Store | None = None
+    published: dict[str, Outline] = field(default_factory=dict)  # each Japanese page as written, by source
+    refused: list[str] = field(default_factory=list)  # what a translated page published that it may not
 
 
 def run_page(project: Project, page: str, runner: Runner) -> PageRun:

@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +36,18 @@ from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import figures, lesson, notebooks, publish, render, source, strings, translations, watch
+from attention_lesson.site import (
+    figures,
+    lesson,
+    notebooks,
+    publish,
+    published,
+    render,
+    source,
+    strings,
+    translations,
+    watch,
+)
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
 from attention_lesson.site.store import Store, write_atomically
@@ -43,6 +55,9 @@ from attention_lesson.site.store import Store, write_atomically
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
 NOT_DOWNLOADED = {"attention.py"}
+REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
+"""What is written in place of a translated page the output check refused (the build fails; under `mkdocs serve`
+the page would otherwise be served)."""
 """Listings published for download are the ones a reader runs with torch alone; the terminal lesson needs the
 repository."""
 
@@ -215,6 +230,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         site, lang = self.site, self.lang
         if self.parent is None:
             self._run_everything()
+            if lang != SOURCE_LANG:  # one language alone: its pages are checked against the Japanese ones
+                with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
+                    self._language(config, SOURCE_LANG, Path(folder))
         own = {f.src_uri for f in files}
         self.fallbacks = set()
         for page in site.project.pages(SOURCE_LANG):
@@ -297,6 +315,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             ui = self.site.words[self.lang].ui
             markdown = render.with_banner(markdown, page.url, ui, linked=not self.config.lang)
             page.edit_url = None  # there is no file of this language to edit yet
+        elif self.lang != SOURCE_LANG and page.meta:  # as MkDocs read it: with --- or without (MultiMarkdown)
+            self.site.refused.append(f"{where}:1: front matter ({', '.join(map(str, page.meta))}:) is not allowed in "
+                                     "a translation: start the page with its # title")
         return markdown
 
     def _path(self, src: str) -> str:
@@ -362,6 +383,26 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             html_text, self.notebook_css = render.notebook_page(html_text, self.site.words[self.lang].ui)
         return html_text
 
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        """The page as it is written: a Japanese page's outline is kept, a translated page is checked against it
+        (:mod:`published`). Every page of every language is written through here."""
+        src = page.file.src_uri
+        if self.lang == SOURCE_LANG:
+            self.site.published[src] = published.outline(output)
+            return output
+        japanese = self.site.published.get(src)
+        found = published.problems(japanese, output) if japanese else [published.Problem(
+            "no Japanese page to compare it with", "", 0)]
+        if not found:
+            return output
+        path = self._path(src.replace(".ipynb", ".py"))
+        text = (self.site.project.root / path).read_text(encoding="utf-8", errors="replace").lower().splitlines()
+        for problem in found:
+            line = next((n for n, row in enumerate(text, 1) if problem.needle and problem.needle.lower() in row), 0)
+            self.site.refused.append(f"{path}{f':{line}' if line else ''}: the page as built has {problem.what}; a "
+                                     "translation is text and Markdown prose (docs/TRANSLATING.md)")
+        return REFUSED
+
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
         folders): a language whose sources did not change is put back as it was (see on_post_build)."""
@@ -384,12 +425,14 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 self._language(config, code)
                 sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
             publish.merge_sitemaps(self.config.site_url, sitemaps)
+        if self.parent is None:
+            _fail(self.site.refused)
         if self.published is not None:
             logging.getLogger("mkdocs").removeHandler(self.warnings)
             if not (config.strict and self.warnings.counts):  # else MkDocs stops now, and on_build_error cleans up
                 self._publish(config)
 
-    def _language(self, config: MkDocsConfig, code: str) -> None:
+    def _language(self, config: MkDocsConfig, code: str, folder: Path | None = None) -> None:
         """Build one more language folder into ``site/<code>/`` in this process, from the same runs (under `mkdocs
         serve`, put it back as it was if nothing it is made of changed). MkDocs keeps one instance of a plugin with
         ``on_startup`` per process, so the language's build gets this very instance: its state is put back after."""
@@ -403,7 +446,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             shutil.rmtree(kept, ignore_errors=True)
         mine = dict(self.__dict__)
         try:
-            child = load_config(config.config_file_path, site_dir=str(Path(config.site_dir) / code),
+            child = load_config(config.config_file_path, site_dir=str(folder or Path(config.site_dir) / code),
                                 strict=config.strict)
             plugin = child.plugins["attention-lesson"]
             plugin.config.update({**mine["config"], "lang": code})

@@ -1,0 +1,224 @@
+"""A translated page as it is published, checked against the Japanese page as it is published.
+
+Whatever Python-Markdown, its extensions, mkdocs-jupyter and the theme made of a translation, the page a reader
+gets may differ from the Japanese page only in its text and in prose markup: paragraphs, headings, emphasis,
+lists, tables, links and code spans. Everything else in the content (code blocks, figures, formulas, notebook
+cells) is the Japanese page's, element for element and in the same order, its text aside; around the content,
+every element is of a kind the Japanese page has. No attribute is an event handler, no address runs script.
+
+Both pages are read by the standard library's HTML parser (``html.parser``), which tokenises as a browser does;
+nothing here reads HTML with a regular expression. Nothing here imports MkDocs (plugin.py calls :func:`problems`
+on each page it writes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+PROSE = {**{tag: frozenset() for tag in ("p", "br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
+                                          "ul", "li", "code", "kbd", "mark", "table", "thead", "tbody", "tr",
+                                          "summary")},
+         **{f"h{n}": frozenset({"id"}) for n in range(1, 7)},
+         "ol": frozenset({"start"}), "a": frozenset({"href", "title", "class"}),
+         "th": frozenset({"style"}), "td": frozenset({"style"}),
+         "div": frozenset({"class"}), "details": frozenset({"class", "open"})}
+"""What Markdown makes of prose, and the attributes it gives each element: what a translator may add or split."""
+PROSE_CLASSES = {"headerlink", "anchor-link", "admonition", "admonition-title", "note", "abstract", "summary",
+                 "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
+                 "help", "faq",
+                 "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error", "bug",
+                 "example", "quote", "cite"}
+"""A heading's permalink (a notebook's too), and admonitions (``!!! note``, ``??? question``) of Material's kinds."""
+ALIGN = re.compile(r"text-align: (left|right|center);")
+"""The one style Markdown writes: a table column's alignment."""
+BOUND = {"class", "id", "href", "src", "xlink:href", "type", "rel", "role", "http-equiv", "name", "target",
+         "action", "method", "download", "hreflang", "charset"}
+"""Attributes whose values are a page's structure. Others hold text a reader reads (translated), a language or a
+figure's geometry (which follows its text's length)."""
+URLS = {"href", "src", "action", "formaction", "xlink:href", "poster", "srcset", "data", "background", "cite",
+        "ping", "manifest", "codebase", "longdesc", "usemap", "itemtype", "archive", "profile"}
+SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:))", re.I)
+"""An address that runs nothing: https, a fragment, or relative (no scheme before the first ``/``, ``?`` or ``#``)."""
+LAYOUT = {("tspan", ("dy", "x"))}
+"""Elements the figures add to wrap a translated text that is longer than the Japanese one."""
+CONTAINERS = {"jp-RenderedMarkdown"}
+"""Classes of elements, outside prose, whose children are prose: a notebook's markdown cell."""
+
+
+@dataclass
+class Element:
+    tag: str
+    attrs: list[tuple[str, str]]
+    line: int
+    children: list[Element] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+    @property
+    def classes(self) -> set[str]:
+        return {c for name, value in self.attrs if name == "class" for c in value.split()}
+
+    def shape(self) -> tuple:
+        """The element as structure: its tag, its attributes' names and the values of those in :data:`BOUND`."""
+        return (self.tag, tuple(sorted((name, value if name in BOUND else "") for name, value in self.attrs)))
+
+
+class _Tree(HTMLParser):
+    """An HTML text as elements, as a browser's tokeniser reads it (end tags close up to their own element)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Element("#root", [], 0)
+        self._open = [self.root]
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        element = Element(tag, [(name, value or "") for name, value in attrs], self.getpos()[0])
+        self._open[-1].children.append(element)
+        if tag not in VOID:
+            self._open.append(element)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self._open.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self._open) - 1, 0, -1):
+            if self._open[depth].tag == tag:
+                del self._open[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self._open[-1].text.append(data)
+
+
+@dataclass
+class Outline:
+    """What a published page is made of, as the checks compare it."""
+
+    blocks: list[tuple] = field(default_factory=list)  # the content's non-prose, in order
+    prose: list[Element] = field(default_factory=list)  # the content's prose elements
+    around: list[Element] = field(default_factory=list)  # every element outside the content
+    elements: list[Element] = field(default_factory=list)  # every element
+
+    @property
+    def kinds(self) -> set[tuple]:
+        return {(e.tag, tuple(sorted(name for name, _ in e.attrs))) for e in self.elements}
+
+    def values(self, names: set[str]) -> set[str]:
+        return {value for e in self.elements for name, value in e.attrs if name in names}
+
+
+def _is_prose(element: Element) -> bool:
+    allowed = PROSE.get(element.tag)
+    return (allowed is not None and {name for name, _ in element.attrs} <= allowed
+            and element.classes <= PROSE_CLASSES)
+
+
+def outline(text: str) -> Outline:
+    found = Outline()
+
+    def walk(element: Element, content: bool, opaque: bool) -> None:
+        for child in element.children:
+            found.elements.append(child)
+            inside = content or (child.tag == "article" and "md-content__inner" in child.classes)
+            if not inside:
+                found.around.append(child)
+                walk(child, False, False)
+            elif child.tag == "article" and not content:
+                walk(child, True, False)
+            elif opaque or not _is_prose(child):
+                if (child.tag, tuple(sorted(n for n, _ in child.attrs))) not in LAYOUT:
+                    found.blocks.append(child.shape())
+                walk(child, True, not (child.classes & CONTAINERS))
+            else:
+                found.prose.append(child)
+                walk(child, True, False)
+
+    walk(_Tree(text).root, False, False)
+    return found
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing a translated page publishes that the Japanese page does not allow: what, and a piece of text to
+    find the source line by."""
+
+    what: str
+    needle: str
+    line: int  # in the published HTML
+
+
+def _show(element: Element) -> str:
+    attrs = " ".join(f'{name}="{value[:40]}"' if value else name for name, value in element.attrs)
+    return f"<{element.tag}{' ' + attrs if attrs else ''}>"
+
+
+def _kind(element: Element) -> tuple:
+    return element.tag, tuple(sorted(name for name, _ in element.attrs))
+
+
+def _element_problem(element: Element, urls: set[str]) -> Problem | None:
+    for name, value in element.attrs:
+        if name.startswith("on"):
+            return Problem(f"an event handler, {name}=, on {_show(element)}", name, element.line)
+        if name in URLS and value not in urls and not SAFE_URL.match(value.strip()):
+            return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30],
+                           element.line)
+    return None
+
+
+def problems(ours: Outline, translated: str) -> list[Problem]:
+    """Everything `translated` (a page's published HTML) has that `ours` (the Japanese page's outline) does not
+    allow, at most one problem an element."""
+    theirs = outline(translated)
+    urls, kinds = ours.values(URLS), ours.kinds | LAYOUT
+    bound = {(e.tag, name, value) for e in ours.around for name, value in e.attrs}
+    found: dict[int, Problem] = {}
+    for element in theirs.elements:
+        if problem := _element_problem(element, urls):
+            found[id(element)] = problem
+    for element in theirs.prose:  # th and td: a column's alignment only
+        if id(element) not in found and not ALIGN.fullmatch(dict(element.attrs).get("style", "text-align: left;")):
+            found[id(element)] = Problem(f"a style on {_show(element)}", "style", element.line)
+    for element in theirs.around:
+        odd = next((value or name for name, value in element.attrs if name in BOUND - URLS - {"id", "class"}
+                    and (element.tag, name, value) not in bound), None)
+        if id(element) not in found and (_kind(element) not in kinds or odd is not None):
+            found[id(element)] = Problem(f"{_show(element)} around the content, of a kind the Japanese page does "
+                                         "not have", odd or element.tag, element.line)
+    ids = [value for e in theirs.elements for name, value in e.attrs if name == "id"]
+    for twice in sorted({i for i in ids if ids.count(i) > 1}):
+        found[hash(twice)] = Problem(f'two elements with id="{twice}" (a heading named as something the page '
+                                     "already names)", twice, 0)
+    if theirs.blocks != ours.blocks:
+        n = next((k for k, (a, b) in enumerate(zip(ours.blocks, theirs.blocks, strict=False)) if a != b),
+                 min(len(ours.blocks), len(theirs.blocks)))
+        has = _shape(theirs.blocks[n]) if n < len(theirs.blocks) else "nothing more"
+        wanted = _shape(ours.blocks[n]) if n < len(ours.blocks) else "nothing more"
+        found[0] = Problem(f"{has} where the Japanese page has {wanted} (its code blocks, figures, formulas and "
+                           "notebook cells, in order, are every language's)", "", 0)
+    return list(found.values())
+
+
+def _shape(shape: tuple) -> str:
+    tag, attrs = shape
+    return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
+
+
+def text_of(html_text: str) -> str:
+    """Every text of a page (for the checks on characters)."""
+    tree = _Tree(html_text)
+    out: list[str] = []
+
+    def walk(element: Element) -> None:
+        out.extend(element.text)
+        for child in element.children:
+            walk(child)
+
+    walk(tree.root)
+    return "".join(out)
