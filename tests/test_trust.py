@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import logging
 import re
 import shutil
 from html.parser import HTMLParser
@@ -170,6 +171,162 @@ def test_hostile_translation_runs_nothing_and_publishes_nothing(hostile: dict) -
     assert not list(hostile["site"].parent.glob(".site-*"))
 
 
+# -- hostile markup: one table of cases, checked where the site is published ---------------------------------
+# Each case is what a translator might write to put markup, files or deceiving text on the site, in the forms
+# a second reader of Markdown has got wrong. (where, text): "page" lines go at the end of a translated page,
+# "first-line" before its first line, "notebook-head" before a notebook's first cell, "notebook" into its first
+# markdown cell, "file" and "link" make a file or a symlink in a language folder, "strings" adds a line to its
+# strings.yml. Every case fails the check or the strict build naming its file, and every page case fails the
+# check of the published pages alone, with the source check switched off.
+
+CORPUS = {
+    "attr-heading": ("page", "## T { x onclick=alert(1) }"),
+    "attr-image": ("page", "![x](https://example.org/x.png){ x onerror=alert(1) }"),
+    "attr-link": ("page", "[a](https://example.org){ x href=javascript:alert(1) }"),
+    "attr-escape": ("page", '## T { x onclick="alert(1)\x1b[2J::error::x" }'),
+    "code-span-double": ("page", "``<img src=x onerror=alert(1)>```"),
+    "code-span-escaped": ("page", "\\`<img src=x onerror=alert(1)>`"),
+    "fence-indented": ("page", "    ```\n<img src=x onerror=alert(1)>\n    ```"),
+    "fence-longer-close": ("page", "```\nx\n````\n<img src=x onerror=alert(1)>\n```"),
+    "fence-vertical-tab": ("page", "\x0b~~~\n<img src=x onerror=alert(1)>\n~~~"),
+    "empty-reference": ("page", "[]\n\n[]: javascript:alert(1)"),
+    "entity-scheme": ("page", "[x](jav&#x09;ascript:alert(1))"),
+    "data-link": ("page", "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"),
+    "id-clobber": ("page", "## __config"),
+    "bidi": ("page", "x = 1 \u202e ;)1(trela"),
+    "zero-width": ("page", "a\u200bb"),
+    "front-matter-status": ("first-line", 'status: x" style="position:fixed;inset:0" onmouseover="alert(1)'),
+    "front-matter-refresh": ("first-line", 'description: 0;url=https://example.org/" http-equiv="refresh'),
+    "front-matter-yaml": ("first-line", "---\ntitle: x\n---"),
+    "notebook-early-markdown": ("notebook-head", "#%% [markdown]\n# <script>alert(1)</script>\n"),
+    "notebook-in-marker": ("notebook", "In[1]:\nprint(1)"),
+    "notebook-escaped-reference": ("notebook", "[x][a\\]b]\n\n[a\\]b]: javascript:alert(1)"),
+    "file-html": ("file", ("evil.html", "<script>alert(1)</script>")),
+    "file-asset": ("file", ("assets/javascripts/lesson.js", "alert(1)")),
+    "file-large": ("file", ("index.md", "# x\n\n" + "x" * 1_100_000)),
+    "link-environ": ("link", ("env.txt", "/proc/self/environ")),
+    "link-git": ("link", ("git", "../../../.git")),
+    "yaml-depth": ("strings", "deep: " + "[" * 600 + "]" * 600),
+}
+ON_PAGES = [case for case, (where, _) in CORPUS.items() if where in ("page", "first-line", "notebook-head", "notebook")]
+
+
+def _hostile_copy(tmp: Path) -> tuple[Path, dict[str, str]]:
+    """A copy with every case of the corpus, each in a file of its own; the file each case went to."""
+    project = copy_project(tmp)
+    slots = [(code, page) for code in TRANSLATED for page in pages(code)]
+    books = [(code, f"notebooks/{name}") for code in TRANSLATED for name in _notebooks(project, code)]
+    folder = project / "docs" / "xx"  # the files and links go to a language of their own: it is not read further
+    shutil.copytree(project / "docs" / TARGET, folder)
+    files = {}
+    for case, (where, text) in CORPUS.items():
+        if where in ("file", "link"):
+            name, content = text
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.unlink(missing_ok=True)
+            if where == "link":
+                path.symlink_to(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+            files[case] = f"docs/xx/{name}"
+            continue
+        if where == "strings":
+            code = TARGET
+            path = project / "docs" / code / "strings.yml"
+            path.write_text(path.read_text("utf-8") + text + "\n", encoding="utf-8")
+            files[case] = f"docs/{code}/strings.yml"
+            continue
+        code, page = (books if where.startswith("notebook") else slots).pop(0)
+        path = project / "docs" / code / page
+        rows = path.read_text("utf-8").split("\n")
+        if where == "first-line":
+            rows[:0] = text.split("\n")
+        elif where == "notebook-head":
+            at = next(n for n, row in enumerate(rows) if row.startswith("# %%"))
+            rows[at:at] = text.split("\n")
+        elif where == "notebook":
+            at = next(n for n, row in enumerate(rows) if row.startswith("# %%") and "[markdown]" in row)
+            rows[at + 1:at + 1] = [f"# {row}".rstrip() for row in text.split("\n")]
+        else:
+            rows += ["", *text.split("\n"), ""]
+        path.write_text("\n".join(rows), encoding="utf-8", newline="")
+        files[case] = f"docs/{code}/{page}"
+    return project, files
+
+
+def _notebooks(project: Path, code: str) -> list[str]:
+    return sorted(p.name for p in (project / "docs" / code / "notebooks").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The corpus in one copy: the translators' check and the strict build of it, over a site already there."""
+    if len(TRANSLATED) < 2:
+        pytest.skip("the corpus needs two translated languages for its pages")
+    tmp = tmp_path_factory.mktemp("corpus")
+    project, files = _hostile_copy(tmp)
+    site = tmp / "site"
+    site.mkdir()
+    (site / "index.html").write_text("the last site", encoding="utf-8")
+    return {"files": files, "site": site, "check": run(CHECK, cwd=project), "build": build(project, site),
+            "project": project}
+
+
+@pytest.mark.parametrize("case", list(CORPUS), ids=list(CORPUS))
+def test_corpus_case_fails_the_check_or_the_build_naming_its_file(corpus: dict, case: str) -> None:
+    where = corpus["files"][case]
+    said = corpus["check"].stderr + corpus["build"].stderr
+    assert naming(said, where) or case in ON_PAGES, f"{case}: {where} not named:\n{said[-3000:]}"
+
+
+def test_corpus_publishes_nothing_and_prints_one_line_each(corpus: dict) -> None:
+    check, proc = corpus["check"], corpus["build"]
+    assert check.returncode == 2 and proc.returncode == 1, proc.stderr[-2000:]
+    assert not traceback_lines(check) and not traceback_lines(proc), proc.stderr[-3000:]
+    assert "\x1b" not in check.stderr + check.stdout + proc.stderr + proc.stdout, "a translator's ESC reached the log"
+    assert [p.name for p in corpus["site"].iterdir()] == ["index.html"], "the last site was touched"
+    assert (corpus["site"] / "index.html").read_text("utf-8") == "the last site"
+
+
+@pytest.fixture(scope="module")
+def output_alone(corpus: dict, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The corpus's pages built in this process with the source check switched off (its files and strings
+    cases taken out): what the check of the published pages alone refuses."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    from attention_lesson.site import translations
+
+    project = corpus["project"]
+    shutil.rmtree(project / "docs" / "xx")
+    strings_file = project / "docs" / TARGET / "strings.yml"
+    strings_file.write_text((ROOT / "docs" / TARGET / "strings.yml").read_text("utf-8"), encoding="utf-8")
+    logs: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logs.append(record.getMessage())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(translations, "code_problems", lambda *args: [])
+        for name in ("LESSON_LANG", "LESSON_SITE_URL", "LESSON_REPO_URL", "LESSON_NO_CACHE"):
+            patch.delenv(name, raising=False)
+        logging.getLogger("mkdocs").addHandler(handler)
+        try:
+            config = load_config(str(project / "mkdocs.yml"), strict=True,
+                                 site_dir=str(tmp_path_factory.mktemp("alone") / "site"))
+            with pytest.raises(Abort):
+                mkdocs_build(config)
+        finally:
+            logging.getLogger("mkdocs").removeHandler(handler)
+    return "\n".join(logs)
+
+
+@pytest.mark.parametrize("case", ON_PAGES, ids=ON_PAGES)
+def test_output_check_alone_refuses_each_page_case(output_alone: str, corpus: dict, case: str) -> None:
+    where = corpus["files"][case]
+    assert naming(output_alone, where), f"{case}: {where} not named:\n{output_alone[-3000:]}"
+
+
 # -- hostile words: strings.yml ------------------------------------------------------------------------------
 
 
@@ -194,8 +351,10 @@ def words_site(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         words[key] = evil(f"XSS-{key}-")
     words["ui"] = {key: evil(f"XSS-ui-{key}-") + " ".join(re.findall(r"\{\w+\}", ui.get(key, "")))
                    for key in {**ui, **(words.get("ui") or {})}}  # with its placeholders, as translators must
-    for table in ("comments", "literals"):
-        words[table] = {key: evil(f"XSS-{table}-{n}-") for n, key in enumerate(words.get(table) or {})}
+    for table in ("comments", "literals"):  # a printed table row keeps its cells, as a translator keeps them
+        words[table] = {key: "|".join(["", *[evil(f"XSS-{table}-{n}-")] * (key.count("|") - 1), ""])
+                        if key.startswith("|") else evil(f"XSS-{table}-{n}-")
+                        for n, key in enumerate(words.get(table) or {})}
     path.write_text(yaml.safe_dump(words, allow_unicode=True, sort_keys=False, width=10**6), encoding="utf-8")
     page = next(p for p in pages(TARGET) if p != "index.md")  # a title is text too: the <title>, og:title
     path = project / "docs" / TARGET / page

@@ -6,10 +6,14 @@ Japanese folder (``docs/ja/``), a notebook is a jupytext file in its ``notebooks
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import jupytext
 
 from attention_lesson.site import source, strings
 from attention_lesson.site.published import Outline
@@ -19,7 +23,6 @@ from attention_lesson.site.store import Store
 
 SOURCE_LANG = "ja"
 NOTEBOOKS = "notebooks"
-CELL = re.compile(r"^# %%(?P<rest>.*)$")
 LANG_CODE = re.compile(r"[a-z]{2,3}(?:-(?:[A-Z][a-z]{3}|[A-Z]{2}|[0-9]{3}))?")
 
 
@@ -71,22 +74,26 @@ class Project:
 
 
 def notebook_page(text: str, path: str) -> Page:
-    """A jupytext notebook (percent format) as a page: each code cell a python block of one session, each
-    markdown cell prose (its ``# `` taken off)."""
-    lines = text.splitlines()
-    fences, prose = [], []
-    starts = [i for i, line in enumerate(lines) if CELL.match(line)]
-    for start, end in zip(starts, [*starts[1:], len(lines)], strict=False):  # a cell ends where the next starts
-        body = lines[start + 1:end]
-        while body and not body[-1].strip():
-            body.pop()
-        if "[markdown]" in lines[start]:
-            prose += [(start + 2 + k, line[2:] if line.startswith("# ") else line.lstrip("#"))
-                      for k, line in enumerate(body)]
+    """A jupytext notebook (percent format) as a page, its cells as jupytext itself reads them (the notebook
+    the site publishes is made by the same reader): each code cell a python block of one session, its metadata
+    (tags) in the block's options, every other cell prose. Line numbers are where each cell's text is found."""
+    try:
+        cells = jupytext.reads(text, fmt="py:percent").cells
+    except Exception as error:  # noqa: BLE001 - jupytext raises what its readers raise; the page names it
+        raise SourceError(f"{path}: jupytext cannot read this notebook: {error}") from None
+    lines, fences, prose, at = text.splitlines(), [], [], 0
+    for cell in cells:
+        body = cell.source.splitlines()
+        first = next((row for row in body if row.strip()), "")
+        wanted = {first} if cell.cell_type == "code" else {f"# {first}", f"#{first}", first}
+        at = next((n for n in range(at, len(lines)) if lines[n].rstrip() in wanted and first), at)
+        if cell.cell_type == "code":
+            header = json.dumps(cell.metadata, sort_keys=True, ensure_ascii=False) if cell.metadata else ""
+            fences.append(Fence(at, "```", f'python exec="on" session="notebook" {header}'.strip(), cell.source,
+                                "python", {"exec": "on", "session": "notebook"}))
         else:
-            header = CELL.match(lines[start])["rest"].strip()  # a code cell's tags are the same in every language
-            fences.append(Fence(start + 1, "```", f'python exec="on" session="notebook" {header}'.strip(),
-                                "\n".join(body), "python", {"exec": "on", "session": "notebook"}))
+            prose += [(at + 1 + k, row) for k, row in enumerate(body)]
+        at += max(len(body), 1)
     return Page(path, fences, prose)
 
 
@@ -184,6 +191,35 @@ def include_problems(project: Project, page: str) -> list[str]:
             source.expand(text, project.snippets, f"{scanned.path}:{line - 1}")
         except SourceError as error:
             problems.append(str(error))
+    return problems
+
+
+MAX_PAGE = 1_000_000
+"""Bytes of a translated page or notebook: the longest Japanese page is about 10 KB."""
+
+
+def folder_problems(project: Project, lang: str) -> list[str]:
+    """What a language folder holds besides a translation: anything but a translation of a Japanese page or
+    notebook and strings.yml, any link (symlink), any page over :data:`MAX_PAGE`. One line each; nothing is read.
+    Names starting with a dot are MkDocs' to leave out (it publishes none: macOS writes .DS_Store everywhere)."""
+    folder, problems = project.docs / lang, []
+    allowed = {strings.FILE, *project.pages(SOURCE_LANG)}
+    for top, folders, names in os.walk(folder):  # links are not followed
+        for name in sorted(folders + names):
+            path = Path(top, name)
+            shown = f"docs/{lang}/{path.relative_to(folder).as_posix()}"
+            if path.is_symlink():
+                problems.append(f"{shown}: a link (symlink) in a language folder: remove it, and copy the file in "
+                                "if it is a translation")
+            elif name.startswith(".") or path.is_dir():
+                continue
+            elif path.relative_to(folder).as_posix() not in allowed:
+                problems.append(f"{shown}: not a translation of a page of docs/{SOURCE_LANG}/: a language folder "
+                                "holds its pages, notebooks/ and strings.yml, nothing else (images and other "
+                                f"files come from docs/{SOURCE_LANG}/): remove it")
+            elif path.stat().st_size > MAX_PAGE:
+                problems.append(f"{shown}: {path.stat().st_size} bytes, more than the {MAX_PAGE} a page may have")
+        folders[:] = [name for name in folders if not name.startswith(".") and not Path(top, name).is_symlink()]
     return problems
 
 

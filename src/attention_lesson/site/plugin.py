@@ -28,7 +28,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
@@ -78,8 +78,10 @@ class FenceError(PluginError, SuperFencesException):
 
 
 def _fail(problems: list[str]) -> None:
+    """Stop the build, one line a problem; a translator's text in them reaches the terminal and the CI log only
+    as escapes."""
     if problems:
-        raise PluginError("\n".join(dict.fromkeys(problems)))
+        raise PluginError("\n".join(dict.fromkeys(map(strings.printable, problems))))
 
 
 class LessonPlugin(BasePlugin[LessonConfig]):
@@ -135,6 +137,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         """Every language folder checked, before any code runs: strings.yml and each translated page."""
         problems, words = [], {}
         for code in project.languages():  # Japanese first: every other language falls back on its words
+            if code != SOURCE_LANG and (found := lesson.folder_problems(project, code)):
+                problems += found  # nothing of the folder is read until it holds only its own
+                continue
             try:
                 words[code] = project.strings(code, words.get(SOURCE_LANG))
             except strings.StringsError as error:
@@ -234,6 +239,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
                     self._language(config, SOURCE_LANG, Path(folder))
         own = {f.src_uri for f in files}
+        if lang != SOURCE_LANG:  # every file MkDocs would publish from the folder is a translated page
+            pages, folder = set(site.project.pages(SOURCE_LANG)), site.project.docs / lang
+            _fail([f"docs/{lang}/{f.src_uri}: not a translation of a page of docs/{SOURCE_LANG}/: remove it"
+                   for f in files if f.inclusion.is_included() and f.src_uri not in pages
+                   and f.abs_src_path and Path(f.abs_src_path).is_relative_to(folder)])
         self.fallbacks = set()
         for page in site.project.pages(SOURCE_LANG):
             if lang != SOURCE_LANG and page not in own:
@@ -266,7 +276,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             try:
                 site.runs[page] = lesson.run_page(site.project, page, runner)
             except (BlockError, source.SourceError) as error:
-                raise PluginError(str(error)) from None
+                _fail([str(error)])
             problems += lesson.claim_errors(site.project, page, site.runs[page])
             problems += lesson.typed_numbers(site.project, page, site.runs[page])
         _fail(problems)
@@ -295,7 +305,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         try:
             return render.fill_values(markdown, run.values, where)
         except source.SourceError as error:
-            raise PluginError(str(error)) from None
+            _fail([str(error)])
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
@@ -343,8 +353,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         hidden = options.pop("lesson_hide", False)
         run, n, where = self._next("python")
         if n >= len(run.outputs) or render.lines(run.outputs[n]["code"]) != render.lines(src):
-            raise FenceError(f"{where}: this python block is not the Japanese page's block "
-                             f"{n + 1}: a translation shows the Japanese code and never runs its own")
+            raise FenceError(strings.printable(f"{where}: this python block is not the Japanese page's block {n + 1}: "
+                                               "a translation shows the Japanese code and never runs its own"))
         block = run.outputs[n]
         if hidden or block["hidden"]:
             return ""
@@ -369,7 +379,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
             return figures.render(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
         except (ValueError, source.SourceError) as error:
-            raise FenceError(f"{where}: {error}") from None
+            raise FenceError(strings.printable(f"{where}: {error}")) from None
 
     def _claim(self, src: str, *args: Any, **kwargs: Any) -> str:
         """Nothing when the claim holds (the build checked it); a soft claim this run does not bear out says so."""
@@ -391,12 +401,14 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.site.published[src] = published.outline(output)
             return output
         japanese = self.site.published.get(src)
-        found = published.problems(japanese, output) if japanese else [published.Problem(
+        known = {kind for outline in self.site.published.values() for kind in outline.kinds}
+        found = published.problems(japanese, output, known) if japanese else [published.Problem(
             "no Japanese page to compare it with", "", 0)]
         if not found:
             return output
         path = self._path(src.replace(".ipynb", ".py"))
-        text = (self.site.project.root / path).read_text(encoding="utf-8", errors="replace").lower().splitlines()
+        source_file = self.site.project.root / path
+        text = source_file.read_text("utf-8", errors="replace").lower().splitlines() if source_file.is_file() else []
         for problem in found:
             line = next((n for n, row in enumerate(text, 1) if problem.needle and problem.needle.lower() in row), 0)
             self.site.refused.append(f"{path}{f':{line}' if line else ''}: the page as built has {problem.what}; a "
@@ -451,7 +463,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             plugin = child.plugins["attention-lesson"]
             plugin.config.update({**mine["config"], "lang": code})
             plugin.parent, plugin.command, plugin.published, plugin.building = self.site, self.command, None, None
-            build(child, dirty=False)
+            try:
+                build(child, dirty=False)
+            except Abort:  # a strict build's warnings: if pages were refused, those are said, every language's
+                if not self.site.refused:
+                    raise
         finally:
             self.__dict__.clear()
             self.__dict__.update(mine)

@@ -17,15 +17,18 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from attention_lesson.site.strings import DECEIVING
+
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 PROSE = {**{tag: frozenset() for tag in ("p", "br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
                                           "ul", "li", "code", "kbd", "mark", "table", "thead", "tbody", "tr",
                                           "summary")},
          **{f"h{n}": frozenset({"id"}) for n in range(1, 7)},
-         "ol": frozenset({"start"}), "a": frozenset({"href", "title", "class"}),
+         "p": frozenset({"class"}), "ol": frozenset({"start"}), "a": frozenset({"href", "title", "class", "hreflang"}),
          "th": frozenset({"style"}), "td": frozenset({"style"}),
-         "div": frozenset({"class"}), "details": frozenset({"class", "open"})}
-"""What Markdown makes of prose, and the attributes it gives each element: what a translator may add or split."""
+         "div": frozenset({"class", "lang", "dir"}), "details": frozenset({"class", "open"})}
+"""What Markdown makes of prose, and the attributes it gives each element: what a translator may add or split
+(and the banner of a page shown in Japanese: a div of its language, a warning, a link to the original)."""
 PROSE_CLASSES = {"headerlink", "anchor-link", "admonition", "admonition-title", "note", "abstract", "summary",
                  "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
                  "help", "faq",
@@ -42,8 +45,11 @@ URLS = {"href", "src", "action", "formaction", "xlink:href", "poster", "srcset",
         "ping", "manifest", "codebase", "longdesc", "usemap", "itemtype", "archive", "profile"}
 SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:))", re.I)
 """An address that runs nothing: https, a fragment, or relative (no scheme before the first ``/``, ``?`` or ``#``)."""
-LAYOUT = {("tspan", ("dy", "x"))}
-"""Elements the figures add to wrap a translated text that is longer than the Japanese one."""
+SPACE = "".join(map(chr, range(33)))
+"""What a browser strips from an address's ends (C0 controls and space); tabs and newlines anywhere."""
+LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",))}
+"""Elements that follow a translated text: the figures wrap a longer text in lines, and Pygments splits a
+translated comment or string into tokens of its own (an escaped quote is one)."""
 CONTAINERS = {"jp-RenderedMarkdown"}
 """Classes of elements, outside prose, whose children are prose: a notebook's markdown cell."""
 
@@ -61,8 +67,9 @@ class Element:
         return {c for name, value in self.attrs if name == "class" for c in value.split()}
 
     def shape(self) -> tuple:
-        """The element as structure: its tag, its attributes' names and the values of those in :data:`BOUND`."""
-        return (self.tag, tuple(sorted((name, value if name in BOUND else "") for name, value in self.attrs)))
+        """The element as structure: its tag, its attributes' names and the values of those in :data:`BOUND` but
+        addresses (checked on their own: a link's prefix is its language's)."""
+        return (self.tag, tuple(sorted((name, value if name in BOUND - URLS else "") for name, value in self.attrs)))
 
 
 class _Tree(HTMLParser):
@@ -104,10 +111,12 @@ class Outline:
     prose: list[Element] = field(default_factory=list)  # the content's prose elements
     around: list[Element] = field(default_factory=list)  # every element outside the content
     elements: list[Element] = field(default_factory=list)  # every element
+    text: str = ""  # every text, for the characters in it
 
     @property
     def kinds(self) -> set[tuple]:
-        return {(e.tag, tuple(sorted(name for name, _ in e.attrs))) for e in self.elements}
+        """The kinds of element around the content: tag and attribute names."""
+        return {_kind(e) for e in self.around}
 
     def values(self, names: set[str]) -> set[str]:
         return {value for e in self.elements for name, value in e.attrs if name in names}
@@ -123,6 +132,7 @@ def outline(text: str) -> Outline:
     found = Outline()
 
     def walk(element: Element, content: bool, opaque: bool) -> None:
+        texts.extend(element.text)
         for child in element.children:
             found.elements.append(child)
             inside = content or (child.tag == "article" and "md-content__inner" in child.classes)
@@ -132,14 +142,16 @@ def outline(text: str) -> Outline:
             elif child.tag == "article" and not content:
                 walk(child, True, False)
             elif opaque or not _is_prose(child):
-                if (child.tag, tuple(sorted(n for n, _ in child.attrs))) not in LAYOUT:
+                if not (opaque and _kind(child) in LAYOUT):
                     found.blocks.append(child.shape())
                 walk(child, True, not (child.classes & CONTAINERS))
             else:
                 found.prose.append(child)
                 walk(child, True, False)
 
+    texts: list[str] = []
     walk(_Tree(text).root, False, False)
+    found.text = "".join(texts)
     return found
 
 
@@ -166,17 +178,18 @@ def _element_problem(element: Element, urls: set[str]) -> Problem | None:
     for name, value in element.attrs:
         if name.startswith("on"):
             return Problem(f"an event handler, {name}=, on {_show(element)}", name, element.line)
-        if name in URLS and value not in urls and not SAFE_URL.match(value.strip()):
+        if name in URLS and value not in urls and not SAFE_URL.match(re.sub(r"[\t\n\r]", "", value).strip(SPACE)):
             return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30],
                            element.line)
     return None
 
 
-def problems(ours: Outline, translated: str) -> list[Problem]:
+def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) -> list[Problem]:
     """Everything `translated` (a page's published HTML) has that `ours` (the Japanese page's outline) does not
-    allow, at most one problem an element."""
+    allow, at most one problem an element. `known`: the kinds of element any Japanese page has around its content
+    (a translated page may have a table of contents where the Japanese page has too few headings for one)."""
     theirs = outline(translated)
-    urls, kinds = ours.values(URLS), ours.kinds | LAYOUT
+    urls, kinds = ours.values(URLS), ours.kinds | known | LAYOUT
     bound = {(e.tag, name, value) for e in ours.around for name, value in e.attrs}
     found: dict[int, Problem] = {}
     for element in theirs.elements:
@@ -195,6 +208,9 @@ def problems(ours: Outline, translated: str) -> list[Problem]:
     for twice in sorted({i for i in ids if ids.count(i) > 1}):
         found[hash(twice)] = Problem(f'two elements with id="{twice}" (a heading named as something the page '
                                      "already names)", twice, 0)
+    for mark in sorted(set(DECEIVING.findall(theirs.text)) - set(DECEIVING.findall(ours.text))):
+        found[hash(mark)] = Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around "
+                                    "it is read", mark, 0)
     if theirs.blocks != ours.blocks:
         n = next((k for k, (a, b) in enumerate(zip(ours.blocks, theirs.blocks, strict=False)) if a != b),
                  min(len(ours.blocks), len(theirs.blocks)))
@@ -208,17 +224,3 @@ def problems(ours: Outline, translated: str) -> list[Problem]:
 def _shape(shape: tuple) -> str:
     tag, attrs = shape
     return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
-
-
-def text_of(html_text: str) -> str:
-    """Every text of a page (for the checks on characters)."""
-    tree = _Tree(html_text)
-    out: list[str] = []
-
-    def walk(element: Element) -> None:
-        out.extend(element.text)
-        for child in element.children:
-            walk(child)
-
-    walk(tree.root)
-    return "".join(out)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from attention_lesson.site.strings import MAX_VALUE, NoAliasLoader
+from attention_lesson.site.strings import MAX_VALUE, NoAliasLoader, invisible
 
 OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 INCLUDE = re.compile(r"^[ \t]*;*-+8<-+")
@@ -164,6 +164,8 @@ def figure_spec(fence: Fence, where: str) -> dict[str, object]:
         raise SourceError(f"{where}: this figure is too large to be text")
     try:
         spec = yaml.load(fence.body, Loader=NoAliasLoader)  # noqa: S506 - the safe loader, without aliases
+    except RecursionError:
+        raise SourceError(f"{where}: this figure is nested too deep") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f"{where.rsplit(':', 1)[0]}:{int(where.rsplit(':', 1)[1]) + mark.line + 1}" if mark else where
@@ -210,6 +212,8 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
     return sessions
 
 
+FRONT_MATTER = re.compile(r"^(---\s*$|[A-Za-z0-9_-]+:)")
+"""A first line MkDocs reads as metadata: YAML's ---, or MultiMarkdown's key: value."""
 _HTML = re.compile(r"<[A-Za-z!/?]")
 _ATTRS = re.compile(r"\{:?\s*[#.]?[\w-]+=|\{:\s*[#.]|\{\s*[#.][\w-]")
 _LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)")
@@ -230,8 +234,9 @@ def _comparable(fence: Fence, where: str) -> object:
 def translation_problems(original: Page, translated: Page) -> list[str]:
     """Everything in a translated page that is not text, or not the Japanese page's own code, one line each."""
     path, problems = translated.path, []
-    if translated.prose and translated.prose[0][1].strip() == "---":
-        problems.append(f"{path}:1: a translation has no front matter (---): only text")
+    if translated.prose and translated.prose[0][0] == 1 and FRONT_MATTER.match(translated.prose[0][1]):
+        problems.append(f"{path}:1: a translation has no front matter (--- or a first line key: value): start the "
+                        "page with its # title")
     ours, theirs = ([f for f in page.fences if f.lang not in TEXT_FENCES or f.options or "8<" in f.body]
                     for page in (translated, original))
     for n, fence in enumerate(ours):
@@ -261,6 +266,10 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
         if expr not in known:
             problems.append(f"{path}:{line}: {{{{ {expr} }}}} is not a value of {original.path}: copy the "
                             "value as it is written there")
+    texts = [*translated.prose, *((f.line + k, row) for f in translated.fences
+                                  for k, row in enumerate(f.body.splitlines(), 1))]
+    problems += [f"{path}:{line}: an invisible character, {mark}, that changes how the text around it is read: "
+                 "remove it" for line, text in texts if (mark := invisible(text.rstrip("\r")))]
     for line, text in translated.prose:
         text = VALUE.sub("", re.sub(r"(`+)(.+?)\1", "", text))  # code spans and values aside
         if _HTML.search(text):

@@ -26,6 +26,14 @@ SEARCH_PIPELINE = {"stemmer", "stopWordFilter", "trimmer"}
 
 _JAPANESE = re.compile(r"[\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\uff01-\uff20]")
 """Kana and Japanese punctuation: the mark of a printed Japanese string (kanji alone is data, e.g. the poem)."""
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but tab and newline: never in a text."""
+DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
+"""Characters that change how the text around them is shown and are never needed in it: bidi embeddings,
+overrides and isolates (a code line shown in another order than it runs: "Trojan Source"), zero-width spaces."""
+IN_CODE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+"""In code (a comment or a string put into a listing), every invisible mark: joiners and direction marks too,
+which prose in Arabic, Persian or Hindi needs."""
 SAVE = re.compile(r"[ \t]*#@save[ \t]*$", re.M)
 """The package's mark on a listing's function: for the package, not for the reader."""
 
@@ -96,6 +104,8 @@ def load(path: Path, lang: str) -> Strings:
         raise StringsError([f"{where}: {error.problem or error.context}"]) from None
     except yaml.YAMLError as error:
         raise StringsError([f"{shown}: {error}"]) from None
+    except RecursionError:
+        raise StringsError([f"{shown}: nested too deep: a strings file is keys and texts, two levels"]) from None
     strings = Strings(lang)
     if root is None:
         return strings
@@ -114,7 +124,8 @@ def load(path: Path, lang: str) -> Strings:
                 continue
             for name, text, at in _pairs(node, shown, f"{key}: ", problems):
                 strings.lines[f"{key}.{name}"] = at
-                _text(text, f"{shown}:{at}: {key}: {name}", problems, getattr(strings, key), name)
+                _text(text, f"{shown}:{at}: {key}: {name}", problems, getattr(strings, key), name,
+                      code=key != "ui")
         elif key == "search":
             problems += _search(node, where, strings)
         elif key not in TABLES:
@@ -136,7 +147,19 @@ def _pairs(node: yaml.MappingNode, shown: str, table: str, problems: list[str]):
         yield key.value, value, _line(key)
 
 
-def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str], key: str) -> None:
+def invisible(text: str, code: bool = False) -> str | None:
+    """The first character of `text` that a reader cannot see and that may deceive, as U+XXXX, or None."""
+    found = CONTROL.search(text) or (IN_CODE if code else DECEIVING).search(text)
+    return f"U+{ord(found[0]):04X}" if found else None
+
+
+def printable(text: str) -> str:
+    """A line for a terminal or a CI log: control and invisible characters shown as escapes (\\u202e)."""
+    return re.sub(f"[\\x00-\\x1f\\x7f-\\x9f]|{IN_CODE.pattern}", lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str], key: str,
+          code: bool = False) -> None:
     """One line of text, kept in `into` (an empty one counts as not yet translated)."""
     text = node.value.strip() if isinstance(node, yaml.ScalarNode) else None
     if text is None:
@@ -145,6 +168,9 @@ def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str]
         problems.append(f"{where}: {len(text)} characters, more than the {MAX_VALUE} a value may have")
     elif "\n" in text or "\r" in text:
         problems.append(f"{where}: must be one line")
+    elif mark := invisible(text, code):
+        problems.append(f"{where}: an invisible character, {mark}, that changes how the text around it is read: "
+                        "remove it")
     elif text:
         into[key] = text
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attention_lesson.site import strings
-from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_translation
+from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_translation, folder_problems
 
 STATUS_PAGE = "translation-status.md"
 
@@ -174,6 +174,8 @@ def init(project: Project, lang: str) -> Path:
 
 def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[str]]:
     """(mistakes, information) for one language."""
+    if problems := folder_problems(project, lang):  # nothing of the folder is read until it holds only its own
+        return problems, []
     try:
         words = {SOURCE_LANG: project.strings(SOURCE_LANG)}
         words[lang] = project.strings(lang, words[SOURCE_LANG])
@@ -224,9 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         found, said = report(project, lang, args.all)
         mistakes += found
         info += said
-    print("\n".join(info) or "nothing pending", flush=True)
+    print("\n".join(map(strings.printable, info)) or "nothing pending", flush=True)
     if mistakes:
-        print("\n".join(f"{prog}: error: {m}" for m in mistakes), file=sys.stderr)
+        print("\n".join(f"{prog}: error: {strings.printable(m)}" for m in mistakes), file=sys.stderr)
         return 2
     return 0
 
