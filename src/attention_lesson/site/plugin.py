@@ -55,9 +55,6 @@ from attention_lesson.site.store import Store, write_atomically
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
 NOT_DOWNLOADED = {"attention.py"}
-REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
-"""What is written in place of a translated page the output check refused (the build fails; under `mkdocs serve`
-the page would otherwise be served)."""
 """Listings published for download are the ones a reader runs with torch alone; the terminal lesson needs the
 repository."""
 
@@ -400,20 +397,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.lang == SOURCE_LANG:
             self.site.published[src] = published.outline(output)
             return output
-        japanese = self.site.published.get(src)
-        known = {kind for outline in self.site.published.values() for kind in outline.kinds}
-        found = published.problems(japanese, output, known) if japanese else [published.Problem(
-            "no Japanese page to compare it with", "", 0)]
-        if not found:
-            return output
         path = self._path(src.replace(".ipynb", ".py"))
-        source_file = self.site.project.root / path
-        text = source_file.read_text("utf-8", errors="replace").lower().splitlines() if source_file.is_file() else []
-        for problem in found:
-            line = next((n for n, row in enumerate(text, 1) if problem.needle and problem.needle.lower() in row), 0)
-            self.site.refused.append(f"{path}{f':{line}' if line else ''}: the page as built has {problem.what}; a "
-                                     "translation is text and Markdown prose (docs/TRANSLATING.md)")
-        return REFUSED
+        refused = published.refusals(self.site.published, src, output, self.site.project.root / path, path)
+        self.site.refused += refused
+        return published.REFUSED if refused else output
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden

@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 
 from attention_lesson.site.strings import DECEIVING
 
+REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
+"""What is written in place of a refused page (the build fails; `mkdocs serve` would serve the page meanwhile)."""
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 PROSE = {**{tag: frozenset() for tag in ("p", "br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
                                           "ul", "li", "code", "kbd", "mark", "table", "thead", "tbody", "tr",
@@ -58,7 +61,6 @@ CONTAINERS = {"jp-RenderedMarkdown"}
 class Element:
     tag: str
     attrs: list[tuple[str, str]]
-    line: int
     children: list[Element] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
 
@@ -77,13 +79,13 @@ class _Tree(HTMLParser):
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.root = Element("#root", [], 0)
+        self.root = Element("#root", [])
         self._open = [self.root]
         self.feed(text)
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        element = Element(tag, [(name, value or "") for name, value in attrs], self.getpos()[0])
+        element = Element(tag, [(name, value or "") for name, value in attrs])
         self._open[-1].children.append(element)
         if tag not in VOID:
             self._open.append(element)
@@ -157,12 +159,11 @@ def outline(text: str) -> Outline:
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing a translated page publishes that the Japanese page does not allow: what, and a piece of text to
-    find the source line by."""
+    """One thing a translated page publishes that the Japanese page does not allow: what, and a piece of its text
+    to find the source line by."""
 
     what: str
     needle: str
-    line: int  # in the published HTML
 
 
 def _show(element: Element) -> str:
@@ -177,10 +178,9 @@ def _kind(element: Element) -> tuple:
 def _element_problem(element: Element, urls: set[str]) -> Problem | None:
     for name, value in element.attrs:
         if name.startswith("on"):
-            return Problem(f"an event handler, {name}=, on {_show(element)}", name, element.line)
+            return Problem(f"an event handler, {name}=, on {_show(element)}", name)
         if name in URLS and value not in urls and not SAFE_URL.match(re.sub(r"[\t\n\r]", "", value).strip(SPACE)):
-            return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30],
-                           element.line)
+            return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30])
     return None
 
 
@@ -191,36 +191,52 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
     theirs = outline(translated)
     urls, kinds = ours.values(URLS), ours.kinds | known | LAYOUT
     bound = {(e.tag, name, value) for e in ours.around for name, value in e.attrs}
-    found: dict[int, Problem] = {}
+    found: dict[int, Problem] = {}  # by element: one problem each
     for element in theirs.elements:
         if problem := _element_problem(element, urls):
             found[id(element)] = problem
     for element in theirs.prose:  # th and td: a column's alignment only
         if id(element) not in found and not ALIGN.fullmatch(dict(element.attrs).get("style", "text-align: left;")):
-            found[id(element)] = Problem(f"a style on {_show(element)}", "style", element.line)
+            found[id(element)] = Problem(f"a style on {_show(element)}", "style")
+    page: list[Problem] = []  # of the page as a whole
     for element in theirs.around:
         odd = next((value or name for name, value in element.attrs if name in BOUND - URLS - {"id", "class"}
                     and (element.tag, name, value) not in bound), None)
         if id(element) not in found and (_kind(element) not in kinds or odd is not None):
             found[id(element)] = Problem(f"{_show(element)} around the content, of a kind the Japanese page does "
-                                         "not have", odd or element.tag, element.line)
+                                         "not have", odd or element.tag)
     ids = [value for e in theirs.elements for name, value in e.attrs if name == "id"]
     for twice in sorted({i for i in ids if ids.count(i) > 1}):
-        found[hash(twice)] = Problem(f'two elements with id="{twice}" (a heading named as something the page '
-                                     "already names)", twice, 0)
+        page.append(Problem(f'two elements with id="{twice}" (a heading named as something the page '
+                            "already names)", twice))
     for mark in sorted(set(DECEIVING.findall(theirs.text)) - set(DECEIVING.findall(ours.text))):
-        found[hash(mark)] = Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around "
-                                    "it is read", mark, 0)
+        page.append(Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around it is "
+                            "read", mark))
     if theirs.blocks != ours.blocks:
         n = next((k for k, (a, b) in enumerate(zip(ours.blocks, theirs.blocks, strict=False)) if a != b),
                  min(len(ours.blocks), len(theirs.blocks)))
         has = _shape(theirs.blocks[n]) if n < len(theirs.blocks) else "nothing more"
         wanted = _shape(ours.blocks[n]) if n < len(ours.blocks) else "nothing more"
-        found[0] = Problem(f"{has} where the Japanese page has {wanted} (its code blocks, figures, formulas and "
-                           "notebook cells, in order, are every language's)", "", 0)
-    return list(found.values())
+        page.append(Problem(f"{has} where the Japanese page has {wanted} (its code blocks, figures, formulas and "
+                            "notebook cells, in order, are every language's)", ""))
+    return [*found.values(), *page]
 
 
 def _shape(shape: tuple) -> str:
     tag, attrs = shape
     return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
+
+
+def refusals(japanese: dict[str, Outline], page: str, output: str, source: Path, shown: str) -> list[str]:
+    """A translated page's problems (`output`, the page as written, against the Japanese `page`), one line each
+    naming `shown` (its source, ``docs/<code>/<page>``) and, where the problem's text is found in it, the line."""
+    ours = japanese.get(page)
+    known = {kind for outline in japanese.values() for kind in outline.kinds}
+    found = problems(ours, output, known) if ours else [Problem("no Japanese page to compare it with", "")]
+    text = source.read_text("utf-8", errors="replace").lower().splitlines() if found and source.is_file() else []
+    lines = []
+    for problem in found:
+        line = next((n for n, row in enumerate(text, 1) if problem.needle and problem.needle.lower() in row), 0)
+        lines.append(f"{shown}{f':{line}' if line else ''}: the page as built has {problem.what}; a translation is "
+                     "text and Markdown prose (docs/TRANSLATING.md)")
+    return lines
