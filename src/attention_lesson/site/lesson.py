@@ -118,7 +118,8 @@ class Site:
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     store: Store | None = None
-    published: dict[str, Outline] = field(default_factory=dict)  # each Japanese page as written, by source
+    published: dict[str, str] = field(default_factory=dict)  # each Japanese page as written, by source
+    outlines: dict[str, Outline] = field(default_factory=dict)  # theirs, once a translated page is checked
     refused: list[str] = field(default_factory=list)  # what a translated page published that it may not
 
 

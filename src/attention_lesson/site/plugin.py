@@ -391,14 +391,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return html_text
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """The page as it is written: a Japanese page's outline is kept, a translated page is checked against it
+        """The page as it is written: a Japanese page is kept, a translated page is checked against it
         (:mod:`published`). Every page of every language is written through here."""
         src = page.file.src_uri
         if self.lang == SOURCE_LANG:
-            self.site.published[src] = published.outline(output)
+            self.site.published[src] = output
             return output
         path = self._path(src.replace(".ipynb", ".py"))
-        refused = published.refusals(self.site.published, src, output, self.site.project.root / path, path)
+        refused = published.refusals(self.site.published, self.site.outlines, src, output,
+                                     self.site.project.root / path, path)
         self.site.refused += refused
         return published.REFUSED if refused else output
 

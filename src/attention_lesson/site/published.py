@@ -227,11 +227,15 @@ def _shape(shape: tuple) -> str:
     return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
 
 
-def refusals(japanese: dict[str, Outline], page: str, output: str, source: Path, shown: str) -> list[str]:
+def refusals(japanese: dict[str, str], outlines: dict[str, Outline], page: str, output: str, source: Path,
+             shown: str) -> list[str]:
     """A translated page's problems (`output`, the page as written, against the Japanese `page`), one line each
-    naming `shown` (its source, ``docs/<code>/<page>``) and, where the problem's text is found in it, the line."""
-    ours = japanese.get(page)
-    known = {kind for outline in japanese.values() for kind in outline.kinds}
+    naming `shown` (its source, ``docs/<code>/<page>``) and, where the problem's text is found in it, the line.
+    `japanese`: each Japanese page as written; `outlines`, theirs, made here when first needed (a `mkdocs serve`
+    rebuild of the Japanese pages alone makes none)."""
+    outlines.update({name: outline(text) for name, text in japanese.items() if name not in outlines})
+    ours = outlines.get(page)
+    known = {kind for each in outlines.values() for kind in each.kinds}
     found = problems(ours, output, known) if ours else [Problem("no Japanese page to compare it with", "")]
     text = source.read_text("utf-8", errors="replace").lower().splitlines() if found and source.is_file() else []
     lines = []
