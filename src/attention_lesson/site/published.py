@@ -7,7 +7,7 @@ cells) is the Japanese page's, element for element and in the same order, its te
 every element is of a kind the Japanese page has. No attribute is an event handler, no address runs script.
 
 Both pages are read by the standard library's HTML parser (``html.parser``), which tokenises as a browser does;
-nothing here reads HTML with a regular expression. Nothing here imports MkDocs (plugin.py calls :func:`problems`
+nothing here reads HTML with a regular expression. Nothing here imports MkDocs (plugin.py calls :func:`refusals`
 on each page it writes).
 """
 
@@ -23,7 +23,7 @@ from attention_lesson.site.strings import DECEIVING
 REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
 """What is written in place of a refused page (the build fails; `mkdocs serve` would serve the page meanwhile)."""
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-PROSE = {**{tag: frozenset() for tag in ("p", "br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
+PROSE = {**{tag: frozenset() for tag in ("br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
                                           "ul", "li", "code", "kbd", "mark", "table", "thead", "tbody", "tr",
                                           "summary")},
          **{f"h{n}": frozenset({"id"}) for n in range(1, 7)},
@@ -34,9 +34,8 @@ PROSE = {**{tag: frozenset() for tag in ("p", "br", "hr", "em", "strong", "del",
 (and the banner of a page shown in Japanese: a div of its language, a warning, a link to the original)."""
 PROSE_CLASSES = {"headerlink", "anchor-link", "admonition", "admonition-title", "note", "abstract", "summary",
                  "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
-                 "help", "faq",
-                 "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error", "bug",
-                 "example", "quote", "cite"}
+                 "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error",
+                 "bug", "example", "quote", "cite"}
 """A heading's permalink (a notebook's too), and admonitions (``!!! note``, ``??? question``) of Material's kinds."""
 ALIGN = re.compile(r"text-align: (left|right|center);")
 """The one style Markdown writes: a table column's alignment."""
@@ -137,11 +136,10 @@ def outline(text: str) -> Outline:
         texts.extend(element.text)
         for child in element.children:
             found.elements.append(child)
-            inside = content or (child.tag == "article" and "md-content__inner" in child.classes)
-            if not inside:
+            if not content and not (child.tag == "article" and "md-content__inner" in child.classes):
                 found.around.append(child)
                 walk(child, False, False)
-            elif child.tag == "article" and not content:
+            elif not content:  # the content itself
                 walk(child, True, False)
             elif opaque or not _is_prose(child):
                 if not (opaque and _kind(child) in LAYOUT):

@@ -269,7 +269,7 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
     texts = [*translated.prose, *((f.line + k, row) for f in translated.fences
                                   for k, row in enumerate(f.body.splitlines(), 1))]
     problems += [f"{path}:{line}: an invisible character, {mark}, that changes how the text around it is read: "
-                 "remove it" for line, text in texts if (mark := invisible(text.rstrip("\r")))]
+                 "remove it" for line, text in texts if (mark := invisible(text))]
     for line, text in translated.prose:
         text = VALUE.sub("", re.sub(r"(`+)(.+?)\1", "", text))  # code spans and values aside
         if _HTML.search(text):
