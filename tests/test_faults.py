@@ -106,6 +106,17 @@ def test_output_limit(tmp_path: Path) -> None:
     assert names_the_listing(found, line), found
 
 
+def test_error_printed_not_raised(tmp_path: Path) -> None:
+    """Python prints an error in a weakref callback (a Ctrl-C there, say) to stderr and goes on: the block's
+    output would be a traceback, so the build stops at the line the callback came from."""
+    code = 'import weakref\nref = weakref.ref(held := type("H", (), {})(), lambda r: 1 / 0)\ndel held'
+    project, line = broken(tmp_path, code)
+    proc = build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    found = one_line(proc, "did not raise", "ZeroDivisionError")
+    assert names_the_listing(found, line), found
+
+
 def test_missing_include_on_a_japanese_page(tmp_path: Path) -> None:
     project = copy_project(tmp_path)
     path = project / "docs" / "ja" / PAGE

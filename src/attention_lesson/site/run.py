@@ -10,6 +10,7 @@ import json
 import math
 import os
 import platform
+import re
 import signal
 import sys
 import threading
@@ -117,6 +118,22 @@ class _Output(io.StringIO):
         return super().write(text)
 
 
+class _Errors(io.StringIO):
+    """What a block writes to stderr: kept in its output where it was printed, and kept here to be read for an
+    error Python printed without raising it (in a weakref callback, a finaliser, a thread)."""
+
+    def __init__(self, output: _Output) -> None:
+        super().__init__()
+        self.output = output
+
+    def write(self, text: str) -> int:
+        self.output.write(text)
+        return super().write(text)
+
+
+UNRAISED = re.compile(r"^(Traceback \(most recent call last\):|Exception ignored\b.*)$", re.M)
+
+
 class _Expired(BaseException):
     """The time limit, raised in the block past what its code catches (as KeyboardInterrupt would be)."""
 
@@ -193,17 +210,24 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
     filename = f"<{step.where}>"
     if step.kind == "run":
         buffer = _Output(limits.output, step.where)
+        errors = _Errors(buffer)
         if step.file:
             namespace["__file__"] = step.file  # a whole listing runs as the reader's `python snippets/x.py` does
         try:
             compiled = compile(step.code, filename, "exec")
             with _time_limit(limits.seconds, step.where), contextlib.redirect_stdout(buffer), \
-                    contextlib.redirect_stderr(buffer):
+                    contextlib.redirect_stderr(errors):
                 exec(compiled, namespace)  # noqa: S102 - running the lesson's own code is this module's job
         except BlockError:
             raise
         except Exception as error:  # noqa: BLE001 - any error in the lesson's code is the editor's to see
             raise BlockError(f"{_line_of(error, step, filename)}: {_describe(error)}") from None
+        if found := UNRAISED.search(said := errors.getvalue()):  # a traceback is never published as output
+            lines = [int(n) for n in re.findall(rf'File "{re.escape(filename)}", line (\d+)', said)]
+            where = step.origins[lines[-1] - 1] if lines and lines[-1] <= len(step.origins) else step.where
+            last = [row for row in said[found.start():].splitlines() if row.strip()][-1].strip()
+            raise BlockError(f"{where}: Python printed an error the code did not raise ({found[1]} … {last}): "
+                             "fix it, or catch it where it happens")
         return {"output": buffer.getvalue()}
     def value(expr: str, what: str) -> Any:
         try:
