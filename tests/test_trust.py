@@ -193,6 +193,7 @@ CORPUS = {
     "fence-vertical-tab": ("page", "\x0b~~~\n<img src=x onerror=alert(1)>\n~~~"),
     "empty-reference": ("page", "[]\n\n[]: javascript:alert(1)"),
     "entity-scheme": ("page", "[x](jav&#x09;ascript:alert(1))"),
+    "escape-link": ("page", "[x](nope\x1b[2J.md)"),
     "data-link": ("page", "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"),
     "id-clobber": ("page", "## __config"),
     "bidi": ("page", "x = 1 \u202e ;)1(trela"),
@@ -327,6 +328,7 @@ def output_alone(corpus: dict, tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_output_check_alone_refuses_each_page_case(output_alone: str, corpus: dict, case: str) -> None:
     where = corpus["files"][case]
     assert naming(output_alone, where), f"{case}: {where} not named:\n{output_alone[-3000:]}"
+    assert "\x1b" not in output_alone, "a translator's ESC reached the log"
 
 
 # -- hostile words: strings.yml ------------------------------------------------------------------------------

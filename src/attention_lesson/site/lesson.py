@@ -16,7 +16,7 @@ from typing import Any
 import jupytext
 
 from attention_lesson.site import source, strings
-from attention_lesson.site.published import Outline
+from attention_lesson.site.boundary import Outline
 from attention_lesson.site.run import Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
 from attention_lesson.site.store import Store

@@ -36,21 +36,11 @@ from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import (
-    figures,
-    lesson,
-    notebooks,
-    publish,
-    published,
-    render,
-    source,
-    strings,
-    translations,
-    watch,
-)
+from attention_lesson.site import boundary, figures, lesson, notebooks, publish, render, source, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
 from attention_lesson.site.store import Store, write_atomically
+from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
@@ -72,6 +62,13 @@ class LessonConfig(Config):
 
 class FenceError(PluginError, SuperFencesException):
     """A fence could not render: SuperFences passes a SuperFencesException on instead of swallowing it."""
+
+
+def _printable(record: logging.LogRecord) -> bool:
+    """A filter on MkDocs' log handlers: its own lines quote a page's text (a link, a file name), which reaches the
+    terminal and the CI log with control characters escaped (the line breaks between lines kept)."""
+    record.msg, record.args = "\n".join(map(strings.printable, record.getMessage().split("\n"))), ()
+    return True
 
 
 def _fail(problems: list[str]) -> None:
@@ -115,6 +112,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
             logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
+        for handler in logging.getLogger("mkdocs").handlers:
+            if _printable not in handler.filters:
+                handler.addFilter(_printable)
         now = render.machinery(Path(__file__).parent) if self.command == "serve" else self.loaded
         changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
@@ -392,16 +392,16 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """The page as it is written: a Japanese page is kept, a translated page is checked against it
-        (:mod:`published`). Every page of every language is written through here."""
+        (:mod:`boundary`). Every page of every language is written through here."""
         src = page.file.src_uri
         if self.lang == SOURCE_LANG:
             self.site.published[src] = output
             return output
         path = self._path(src.replace(".ipynb", ".py"))
-        refused = published.refusals(self.site.published, self.site.outlines, src, output,
+        refused = boundary.refusals(self.site.published, self.site.outlines, src, output,
                                      self.site.project.root / path, path)
         self.site.refused += refused
-        return published.REFUSED if refused else output
+        return boundary.REFUSED if refused else output
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
@@ -471,7 +471,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch docs/, every language's folder, instead of the one MkDocs watches (watching it too, docs/ja/ for
-        one, an edit could build twice); on Linux, learn of edits from the system (:class:`watch.Edits`)."""
+        one, an edit could build twice); on Linux, learn of edits from the system (`watch.Edits`)."""
         docs, moved = str(self.site.project.docs), []
         server.unwatch(config.docs_dir)
         if sys.platform.startswith("linux"):
@@ -479,7 +479,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 with contextlib.suppress(KeyError):  # not watched
                     server.unwatch(path)
                     moved.append(path)
-            edits = watch.observer([docs, *moved, *config.watch], log)
+            edits = observer([docs, *moved, *config.watch], log)
             if edits is not None:
                 server.observer = edits  # public: the server starts it, and watch() schedules on it
         for path in [*moved, docs]:

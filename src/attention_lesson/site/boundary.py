@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from attention_lesson.site.strings import DECEIVING
+from attention_lesson.site.strings import CONTROL, DECEIVING
 
 REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
 """What is written in place of a refused page (the build fails; `mkdocs serve` would serve the page meanwhile)."""
@@ -177,7 +177,8 @@ def _element_problem(element: Element, urls: set[str]) -> Problem | None:
     for name, value in element.attrs:
         if name.startswith("on"):
             return Problem(f"an event handler, {name}=, on {_show(element)}", name)
-        if name in URLS and value not in urls and not SAFE_URL.match(re.sub(r"[\t\n\r]", "", value).strip(SPACE)):
+        if name in URLS and value not in urls and (CONTROL.search(value) or not SAFE_URL.match(
+                re.sub(r"[\t\n\r]", "", value).strip(SPACE))):
             return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30])
     return None
 
