@@ -385,6 +385,44 @@ def test_html_in_strings_yml_shows_as_text_and_never_runs(tab: Tab, hostile_url:
     assert not bad, "\n".join(bad)
 
 
+# -------------------- A hostile translation in the browser: the corpus's pages as the build writes them
+@pytest.fixture(scope="module")
+def corpus_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+    """The hostile corpus's pages (tests/test_trust.py) built with the translators' source check switched off,
+    every page written as the build writes it (a refused one: its placeholder) in place of the honest site's,
+    served; and the translated pages' addresses."""
+    from test_trust import _hostile_copy, build_without_source_check, pages_only
+
+    folder = tmp_path_factory.mktemp("corpus-browser")
+    project, _ = _hostile_copy(folder)
+    _, written = build_without_source_check(pages_only({"project": project}), folder / "out")
+    served_site = folder / "site"
+    shutil.copytree(site, served_site)
+    for path, text in written.items():
+        (served_site / path / "index.html").write_text(text, encoding="utf-8")
+    with served(served_site) as url:
+        yield url, sorted(path for path in written if path.split("/")[0] in set(LANGS) - {SOURCE_LANG})
+
+
+RUNS = """() => [...document.querySelectorAll("*")].flatMap((e) => [...e.attributes]
+    .filter((a) => a.name.startsWith("on") || /^(javascript|vbscript):/i.test(a.value.replace(/[\\s\\0]/g, "")))
+    .map((a) => `<${e.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 40)}">`))"""
+"""Every attribute of the page, as the browser parsed it, that runs script: a handler, a javascript: address."""
+
+
+def test_hostile_corpus_runs_nothing_in_the_browser(tab: Tab, corpus_url: tuple[str, list[str]]) -> None:
+    """Each translated page of the corpus, as written by a build whose source check is off, loaded: no dialog,
+    no handler, no javascript: address anywhere in it."""
+    url, paths = corpus_url
+    assert paths, "the corpus wrote no translated page"
+    bad = []
+    for path in paths:
+        page = tab.open(url + path)
+        page.wait_for_load_state("load")
+        bad += [f"/{path}: {problem}" for problem in [*tab.visit.dialogs, *page.evaluate(RUNS)]]
+    assert not bad, "\n".join(bad)
+
+
 # -------------------- One page at a time: the live figures, the quiz, the search
 NUMBER, CELL = re.compile(r"-?\d+\.\d\d"), re.compile(r"^\s*(-?\d+\.\d\d|[-–—×·])\s*$")  # a cell: a value, or a mark
 READOUT = """f => [f.querySelector(".lesson-heat__readout").textContent,

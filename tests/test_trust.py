@@ -292,36 +292,55 @@ def test_corpus_publishes_nothing_and_prints_one_line_each(corpus: dict) -> None
     assert (corpus["site"] / "index.html").read_text("utf-8") == "the last site"
 
 
-@pytest.fixture(scope="module")
-def output_alone(corpus: dict, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The corpus's pages built in this process with the source check switched off (its files and strings
-    cases taken out): what the check of the published pages alone refuses."""
+def build_without_source_check(project: Path, site: Path) -> tuple[str, dict[str, str]]:
+    """`project`'s pages built in this process with the translators' source check switched off, as MkDocs
+    builds them (strict; the build fails): what MkDocs logged, and every page as the build wrote it, by its
+    address (``en/query-key/``)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
     from attention_lesson.site import translations
+    from attention_lesson.site.plugin import LessonPlugin
 
-    project = corpus["project"]
-    shutil.rmtree(project / "docs" / "xx")
-    strings_file = project / "docs" / TARGET / "strings.yml"
-    strings_file.write_text((ROOT / "docs" / TARGET / "strings.yml").read_text("utf-8"), encoding="utf-8")
     logs: list[str] = []
     handler = logging.Handler()
     handler.emit = lambda record: logs.append(record.getMessage())
+    written: dict[str, str] = {}
+    write = LessonPlugin.on_post_page
+
+    def recording(plugin: LessonPlugin, output: str, **kwargs: object) -> str:
+        result = write(plugin, output, **kwargs)
+        written[("" if plugin.lang == "ja" else f"{plugin.lang}/") + kwargs["page"].url] = result
+        return result
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(translations, "code_problems", lambda *args: [])
+        patch.setattr(LessonPlugin, "on_post_page", recording)
         for name in ("LESSON_LANG", "LESSON_SITE_URL", "LESSON_REPO_URL", "LESSON_NO_CACHE"):
             patch.delenv(name, raising=False)
         logging.getLogger("mkdocs").addHandler(handler)
         try:
-            config = load_config(str(project / "mkdocs.yml"), strict=True,
-                                 site_dir=str(tmp_path_factory.mktemp("alone") / "site"))
             with pytest.raises(Abort):
-                mkdocs_build(config)
+                mkdocs_build(load_config(str(project / "mkdocs.yml"), strict=True, site_dir=str(site)))
         finally:
             logging.getLogger("mkdocs").removeHandler(handler)
-    return "\n".join(logs)
+    return "\n".join(logs), written
+
+
+def pages_only(corpus: dict) -> Path:
+    """The corpus's copy without its files and strings cases: its hostile pages alone."""
+    project = corpus["project"]
+    shutil.rmtree(project / "docs" / "xx", ignore_errors=True)
+    strings_file = project / "docs" / TARGET / "strings.yml"
+    strings_file.write_text((ROOT / "docs" / TARGET / "strings.yml").read_text("utf-8"), encoding="utf-8")
+    return project
+
+
+@pytest.fixture(scope="module")
+def output_alone(corpus: dict, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """What the check of the published pages alone refuses of the corpus's pages."""
+    return build_without_source_check(pages_only(corpus), tmp_path_factory.mktemp("alone") / "site")[0]
 
 
 @pytest.mark.parametrize("case", ON_PAGES, ids=ON_PAGES)
