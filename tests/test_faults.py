@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CHECK, ROOT, assert_ok, build, copy_project, pages, run, tiny
+from conftest import CHECK, ROOT, assert_ok, build, copy_project, environment, pages, run, tiny
 
 SITE_MODULES = ROOT / "src" / "attention_lesson" / "site"
 FENCE = re.compile(r'^(`{3,}|~{3,})python\b.*exec="on"')
@@ -197,6 +200,65 @@ def test_failed_build_leaves_the_last_site_whole(raised: dict) -> None:
 
 def test_build_clears_what_old_builds_left(raised: dict) -> None:
     assert not list(raised["site"].parent.glob(".site-*"))
+
+
+def test_a_cache_that_cannot_be_written_is_one_line(site: Path, tmp_path: Path) -> None:
+    """.cache/ is a file, so nothing under it can be written (search words, notebooks, mkdocs-jupyter's cache): one
+    line naming it, and the last site as it was."""
+    project = copy_project(tmp_path / "copy")
+    (project / ".cache").write_text("not a folder\n", encoding="utf-8")
+    published = last_site(site, tmp_path)
+    before = snapshot(published)
+    proc = build(project, published)
+    assert proc.returncode == 1
+    one_line(proc, str(project / ".cache"), "nothing was published")
+    assert snapshot(published) == before and not list(tmp_path.glob(".site-*"))
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB file system of its own (tmpfs; Linux, as root), which a build fills."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(folder)], capture_output=True,
+                             text=True) if sys.platform.startswith("linux") else None
+    if mounted is None or mounted.returncode:
+        pytest.skip(f"no small disk to fill here ({mounted.stderr.strip() if mounted else sys.platform})")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_last_site(small_disk: Path) -> None:
+    published = small_disk / "site"
+    published.mkdir()
+    (published / "index.html").write_text("the last site\n", encoding="utf-8")
+    proc = build(ROOT, published)
+    assert proc.returncode == 1
+    one_line(proc, str(small_disk), "No space left on device", "nothing was published")
+    assert [p.name for p in small_disk.iterdir()] == ["site"], "a half-built folder was left"
+    assert [p.name for p in published.iterdir()] == ["index.html"]
+    assert (published / "index.html").read_text("utf-8") == "the last site\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX's")
+def test_a_build_killed_outright_is_cleared_by_the_next(tmp_path: Path) -> None:
+    """SIGKILL leaves the building folder (no Python code runs); the next build removes it, not an hour later."""
+    project = tiny(tmp_path, '# Killed\n\n```python exec="on" result="text"\nimport time\ntime.sleep(60)\n```\n')
+    site = tmp_path / "out" / "site"
+    build_ = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=project,
+                              env=environment({"LESSON_NO_CACHE": "1"}), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(site.parent.glob(".site-building-*")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        build_.send_signal(signal.SIGKILL)
+        build_.wait()
+    assert list(site.parent.glob(".site-building-*")), "the build never started"
+    (project / "docs" / "ja" / "index.md").write_text("# Killed\n\nNothing to run.\n", encoding="utf-8")
+    assert_ok(build(project, site))
+    assert not list(site.parent.glob(".site-*")), sorted(p.name for p in site.parent.iterdir())
 
 
 def test_snippet_not_utf8_build(not_utf8: Path, site: Path, tmp_path: Path) -> None:

@@ -463,11 +463,19 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.fingerprints[code] = mark
 
     def on_build_error(self, *, error: Exception) -> None:
+        """Every failed build ends here, whoever wrote what could not be written (the store, the notebooks, search
+        words, mkdocs-jupyter, MkDocs' pages, the swap): its half-built folder goes, the last site stays whole, and
+        a disk that is full or not writable is one line naming the file (MkDocs would print its traceback)."""
         logging.getLogger("mkdocs").removeHandler(self.warnings)
+        site = self.published
         if self.published is not None and self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
         self.published = self.building = None
         self.fingerprints.clear()
+        if isinstance(error, OSError):
+            where = error.filename or (f"{site.parent} (the site's disk)" if site else "the site's or the cache's disk")
+            raise PluginError(strings.printable(f"{where}: {error.strerror or error}: nothing was published (free "
+                                                "disk space, or make the folder writable)")) from None
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch docs/, every language's folder, instead of the one MkDocs watches (watching it too, docs/ja/ for

@@ -21,13 +21,29 @@ OLD = ".site-old-"
 
 
 def beside(site: Path) -> Path:
-    """A new folder beside `site` to build into, after clearing what earlier builds left (OSError if none)."""
+    """A new folder beside `site` to build into, named by this process, after clearing what earlier builds left
+    (OSError if none)."""
     parent = site.parent
     parent.mkdir(parents=True, exist_ok=True)
     for old in [*parent.glob(f"{OLD}*"), *parent.glob(f"{BUILDING}*")]:
-        if old.name.startswith(OLD) or time.time() - old.stat().st_mtime > 3600:  # an hour: not a running build's
+        if old.name.startswith(OLD) or _over(old):
             shutil.rmtree(old, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=BUILDING, dir=parent))
+    return Path(tempfile.mkdtemp(prefix=f"{BUILDING}{os.getpid()}-", dir=parent))
+
+
+def _over(building: Path) -> bool:
+    """Whether the build that made `building` is over: its process is gone (a build killed outright leaves its
+    folder), or the folder is an hour old. Only on POSIX does os.kill(pid, 0) just ask (on Windows it would stop
+    the process), so there the hour alone tells."""
+    pid = building.name.removeprefix(BUILDING).split("-")[0]
+    if os.name == "posix" and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # another user's process
+            pass
+    return time.time() - building.stat().st_mtime > 3600
 
 
 def swap(new: Path, site: Path) -> bool:
