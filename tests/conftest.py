@@ -22,9 +22,18 @@ from attention_lesson.site.lesson import SOURCE_LANG, Project
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = Project(ROOT)
-STORE = Path(os.environ.setdefault("LESSON_STORE", tempfile.mkdtemp(prefix="lesson-test-store-")))
+OWN_STORE = "LESSON_STORE" not in os.environ  # made by this process (pytest-xdist's workers inherit it): it removes it
+if OWN_STORE:
+    os.environ["LESSON_STORE"] = tempfile.mkdtemp(prefix="lesson-test-store-")
+STORE = Path(os.environ["LESSON_STORE"])
 CHECK = [sys.executable, "-m", "attention_lesson.site.translations"]
 STRAY = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_SITE_URL", "LESSON_REPO_URL", "PYTHONPATH"}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The store goes with the process that made it."""
+    if OWN_STORE:
+        shutil.rmtree(STORE, ignore_errors=True)
 
 
 def languages() -> list[str]:
