@@ -14,6 +14,7 @@ on each page it writes).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -50,8 +51,7 @@ SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:))", re.I)
 SPACE = "".join(map(chr, range(33)))
 """What a browser strips from an address's ends (C0 controls and space); tabs and newlines anywhere."""
 LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",))}
-"""Elements that follow a translated text: the figures wrap a longer text in lines, and Pygments splits a
-translated comment or string into tokens of its own (an escaped quote is one)."""
+"""Elements that follow a translated text: a figure's wrapped lines, Pygments' tokens of a comment or string."""
 CONTAINERS = {"jp-RenderedMarkdown"}
 """Classes of elements, outside prose, whose children are prose: a notebook's markdown cell."""
 
@@ -119,9 +119,6 @@ class Outline:
         """The kinds of element around the content: tag and attribute names."""
         return {_kind(e) for e in self.around}
 
-    def values(self, names: set[str]) -> set[str]:
-        return {value for e in self.elements for name, value in e.attrs if name in names}
-
 
 def _is_prose(element: Element) -> bool:
     allowed = PROSE.get(element.tag)
@@ -157,16 +154,14 @@ def outline(text: str) -> Outline:
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing a translated page publishes that the Japanese page does not allow: what, and a piece of its text
-    to find the source line by."""
+    """What a translated page publishes and may not, and a piece of its text to find its source line by."""
 
     what: str
     needle: str
 
 
-def _show(element: Element) -> str:
-    attrs = " ".join(f'{name}="{value[:40]}"' if value else name for name, value in element.attrs)
-    return f"<{element.tag}{' ' + attrs if attrs else ''}>"
+def _show(tag: str, attrs: Iterable[tuple[str, str]]) -> str:
+    return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
 
 
 def _kind(element: Element) -> tuple:
@@ -176,10 +171,11 @@ def _kind(element: Element) -> tuple:
 def _element_problem(element: Element, urls: set[str]) -> Problem | None:
     for name, value in element.attrs:
         if name.startswith("on"):
-            return Problem(f"an event handler, {name}=, on {_show(element)}", name)
+            return Problem(f"an event handler, {name}=, on {_show(element.tag, element.attrs)}", name)
         if name in URLS and value not in urls and (CONTROL.search(value) or not SAFE_URL.match(
                 re.sub(r"[\t\n\r]", "", value).strip(SPACE))):
-            return Problem(f"an address that is neither https nor relative: {_show(element)}", value.strip()[:30])
+            return Problem(f"an address that is neither https nor relative: {_show(element.tag, element.attrs)}",
+                           value.strip()[:30])
     return None
 
 
@@ -188,7 +184,7 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
     allow, at most one problem an element. `known`: the kinds of element any Japanese page has around its content
     (a translated page may have a table of contents where the Japanese page has too few headings for one)."""
     theirs = outline(translated)
-    urls, kinds = ours.values(URLS), ours.kinds | known | LAYOUT
+    urls, kinds = {v for e in ours.elements for n, v in e.attrs if n in URLS}, ours.kinds | known | LAYOUT
     bound = {(e.tag, name, value) for e in ours.around for name, value in e.attrs}
     found: dict[int, Problem] = {}  # by element: one problem each
     for element in theirs.elements:
@@ -196,14 +192,14 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
             found[id(element)] = problem
     for element in theirs.prose:  # th and td: a column's alignment only
         if id(element) not in found and not ALIGN.fullmatch(dict(element.attrs).get("style", "text-align: left;")):
-            found[id(element)] = Problem(f"a style on {_show(element)}", "style")
+            found[id(element)] = Problem(f"a style on {_show(element.tag, element.attrs)}", "style")
     page: list[Problem] = []  # of the page as a whole
     for element in theirs.around:
         odd = next((value or name for name, value in element.attrs if name in BOUND - URLS - {"id", "class"}
                     and (element.tag, name, value) not in bound), None)
         if id(element) not in found and (_kind(element) not in kinds or odd is not None):
-            found[id(element)] = Problem(f"{_show(element)} around the content, of a kind the Japanese page does "
-                                         "not have", odd or element.tag)
+            found[id(element)] = Problem(f"{_show(element.tag, element.attrs)} around the content, of a kind the "
+                                         "Japanese page does not have", odd or element.tag)
     ids = [value for e in theirs.elements for name, value in e.attrs if name == "id"]
     for twice in sorted({i for i in ids if ids.count(i) > 1}):
         page.append(Problem(f'two elements with id="{twice}" (a heading named as something the page '
@@ -214,16 +210,11 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
     if theirs.blocks != ours.blocks:
         n = next((k for k, (a, b) in enumerate(zip(ours.blocks, theirs.blocks, strict=False)) if a != b),
                  min(len(ours.blocks), len(theirs.blocks)))
-        has = _shape(theirs.blocks[n]) if n < len(theirs.blocks) else "nothing more"
-        wanted = _shape(ours.blocks[n]) if n < len(ours.blocks) else "nothing more"
+        has = _show(*theirs.blocks[n]) if n < len(theirs.blocks) else "nothing more"
+        wanted = _show(*ours.blocks[n]) if n < len(ours.blocks) else "nothing more"
         page.append(Problem(f"{has} where the Japanese page has {wanted} (its code blocks, figures, formulas and "
                             "notebook cells, in order, are every language's)", ""))
     return [*found.values(), *page]
-
-
-def _shape(shape: tuple) -> str:
-    tag, attrs = shape
-    return "<" + " ".join([tag, *(f'{name}="{value[:40]}"' if value else name for name, value in attrs)]) + ">"
 
 
 def refusals(japanese: dict[str, str], outlines: dict[str, Outline], page: str, output: str, source: Path,

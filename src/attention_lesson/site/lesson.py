@@ -200,9 +200,8 @@ MAX_PAGE = 1_000_000
 
 
 def folder_problems(project: Project, lang: str) -> list[str]:
-    """What a language folder holds besides a translation: anything but a translation of a Japanese page or
-    notebook and strings.yml, any link (symlink), any page over :data:`MAX_PAGE`. One line each; nothing is read.
-    Names starting with a dot are MkDocs' to leave out (it publishes none: macOS writes .DS_Store everywhere)."""
+    """Anything in a language folder but translations of Japanese pages and strings.yml, any link, any page over
+    :data:`MAX_PAGE`: one line each, nothing read. Dot-names MkDocs never publishes (macOS's .DS_Store) pass."""
     folder, problems = project.docs / lang, []
     allowed = {strings.FILE, *project.pages(SOURCE_LANG)}
     for top, folders, names in os.walk(folder):  # links are not followed
@@ -215,9 +214,8 @@ def folder_problems(project: Project, lang: str) -> list[str]:
             elif name.startswith(".") or path.is_dir():
                 continue
             elif path.relative_to(folder).as_posix() not in allowed:
-                problems.append(f"{shown}: not a translation of a page of docs/{SOURCE_LANG}/: a language folder "
-                                "holds its pages, notebooks/ and strings.yml, nothing else (images and other "
-                                f"files come from docs/{SOURCE_LANG}/): remove it")
+                problems.append(f"{shown}: not a translation of a page of docs/{SOURCE_LANG}/: remove it (images and "
+                                f"other files come from docs/{SOURCE_LANG}/)")
             elif path.stat().st_size > MAX_PAGE:
                 problems.append(f"{shown}: {path.stat().st_size} bytes, more than the {MAX_PAGE} a page may have")
         folders[:] = [name for name in folders if not name.startswith(".") and not Path(top, name).is_symlink()]

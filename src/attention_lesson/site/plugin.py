@@ -64,16 +64,8 @@ class FenceError(PluginError, SuperFencesException):
     """A fence could not render: SuperFences passes a SuperFencesException on instead of swallowing it."""
 
 
-def _printable(record: logging.LogRecord) -> bool:
-    """A filter on MkDocs' log handlers: its own lines quote a page's text (a link, a file name), which reaches the
-    terminal and the CI log with control characters escaped (the line breaks between lines kept)."""
-    record.msg, record.args = "\n".join(map(strings.printable, record.getMessage().split("\n"))), ()
-    return True
-
-
 def _fail(problems: list[str]) -> None:
-    """Stop the build, one line a problem; a translator's text in them reaches the terminal and the CI log only
-    as escapes."""
+    """Stop the build, one line a problem, control characters escaped (a translator's text can be in them)."""
     if problems:
         raise PluginError("\n".join(dict.fromkeys(map(strings.printable, problems))))
 
@@ -112,9 +104,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.strict and logging.getLogger("mkdocs").level > logging.WARNING:
             logging.getLogger("mkdocs").setLevel(logging.WARNING)  # -q must not hide what fails a strict build
-        for handler in logging.getLogger("mkdocs").handlers:
-            if _printable not in handler.filters:
-                handler.addFilter(_printable)
+        for handler in logging.getLogger("mkdocs").handlers:  # MkDocs' lines quote a page's links and names
+            if strings.printable_record not in handler.filters:
+                handler.addFilter(strings.printable_record)
         now = render.machinery(Path(__file__).parent) if self.command == "serve" else self.loaded
         changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
@@ -463,9 +455,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.fingerprints[code] = mark
 
     def on_build_error(self, *, error: Exception) -> None:
-        """Every failed build ends here, whoever wrote what could not be written (the store, the notebooks, search
-        words, mkdocs-jupyter, MkDocs' pages, the swap): its half-built folder goes, the last site stays whole, and
-        a disk that is full or not writable is one line naming the file (MkDocs would print its traceback)."""
+        """Every failed build ends here, whoever could not write (the store, notebooks, search words, mkdocs-jupyter,
+        MkDocs, the swap): the half-built folder goes, and a full or unwritable disk is one line, not a traceback."""
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         site = self.published
         if self.published is not None and self.building is not None:

@@ -32,9 +32,8 @@ def beside(site: Path) -> Path:
 
 
 def _over(building: Path) -> bool:
-    """Whether the build that made `building` is over: its process is gone (a build killed outright leaves its
-    folder), or the folder is an hour old. Only on POSIX does os.kill(pid, 0) just ask (on Windows it would stop
-    the process), so there the hour alone tells."""
+    """Whether the build that made `building` is over: its process gone (killed outright), or an hour passed (on
+    Windows the only sign: os.kill(pid, 0) there stops the process instead of asking)."""
     pid = building.name.removeprefix(BUILDING).split("-")[0]
     if os.name == "posix" and pid.isdigit():
         try:

@@ -119,8 +119,7 @@ class _Output(io.StringIO):
 
 
 class _Errors(io.StringIO):
-    """What a block writes to stderr: kept in its output where it was printed, and kept here to be read for an
-    error Python printed without raising it (in a weakref callback, a finaliser, a thread)."""
+    """A block's stderr: in its output where printed, and kept to look for an error printed but not raised."""
 
     def __init__(self, output: _Output) -> None:
         super().__init__()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import logging
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -29,11 +30,9 @@ _JAPANESE = re.compile(r"[\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\uff01-\uff20]"
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Control characters but tab and newline: never in a text."""
 DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
-"""Characters that change how the text around them is shown and are never needed in it: bidi embeddings,
-overrides and isolates (a code line shown in another order than it runs: "Trojan Source"), zero-width spaces."""
+"""Bidi embeddings, overrides, isolates ("Trojan Source") and zero-width spaces: never needed, and deceiving."""
 IN_CODE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-"""In code (a comment or a string put into a listing), every invisible mark: joiners and direction marks too,
-which prose in Arabic, Persian or Hindi needs."""
+"""In code, every invisible mark: also the joiners and direction marks prose in Arabic, Persian or Hindi needs."""
 SAVE = re.compile(r"[ \t]*#@save[ \t]*$", re.M)
 """The package's mark on a listing's function: for the package, not for the reader."""
 
@@ -156,6 +155,12 @@ def invisible(text: str, code: bool = False) -> str | None:
 def printable(text: str) -> str:
     """A line for a terminal or a CI log: control and invisible characters shown as escapes (\\u202e)."""
     return re.sub(f"[\\x00-\\x1f\\x7f-\\x9f]|{IN_CODE.pattern}", lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def printable_record(record: logging.LogRecord) -> bool:
+    """A filter for log handlers: a record's lines made :func:`printable` (the line breaks between them kept)."""
+    record.msg, record.args = "\n".join(map(printable, record.getMessage().split("\n"))), ()
+    return True
 
 
 def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str], key: str,
