@@ -18,10 +18,13 @@ import ast
 import functools
 import re
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 from conftest import ROOT, languages, run
+
+from attention_lesson.site.plugin import NOT_DOWNLOADED
 
 # ---- typed from the lesson text ----------------------------------------------------------------------------
 
@@ -252,6 +255,33 @@ def test_listing_run_by_a_reader_prints_the_lessons_values(name: str) -> None:
     assert proc.stdout.strip(), f"python snippets/{name} printed nothing"
     if name in CHECKS:
         CHECKS[name](proc.stdout)
+
+
+KANA = re.compile("[\u3040-\u30ff]")
+RUN_EACH = """import contextlib, io, runpy, sys
+for name in sys.argv[1:]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        runpy.run_path(name, run_name="__main__")
+    print(f"== {name}\\n{out.getvalue()}", end="")
+"""  # every download in one process: torch is imported once
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_every_download_runs_and_prints_in_its_language(site: Path, lang: str) -> None:
+    """Each listing as a reader downloads it from the language's pages (torch alone runs it, beside its data):
+    it prints the lesson's values, and a translated one prints no Japanese kana."""
+    folder = (site if lang == "ja" else site / lang) / "snippets"
+    names = sorted(path.name for path in folder.glob("*.py"))
+    assert names == sorted(p.name for p in (ROOT / "snippets").glob("*.py") if p.name not in NOT_DOWNLOADED)
+    proc = run([sys.executable, "-c", RUN_EACH, *names], cwd=folder)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = dict(zip(*[iter(re.split(r"^== (\S+\.py)$", proc.stdout, flags=re.M)[1:])] * 2, strict=True))
+    assert list(printed) == names
+    for name, text in printed.items():
+        assert lang == "ja" or not KANA.search(text), f"{lang}/snippets/{name} prints Japanese:\n{text}"
+        if name in CHECKS:
+            CHECKS[name](text)
 
 
 @pytest.mark.parametrize("lang", languages())

@@ -250,7 +250,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \
                     and path.suffix != ".md":
                 uri = path.relative_to(site.project.root).as_posix()
-                files.append(File(uri, str(site.project.root), config.site_dir, config.use_directory_urls))
+                files.append(File.generated(config, uri, content=strings.localize_source(  # as the pages show it
+                    path.read_text(encoding="utf-8"), site.words[lang])) if path.suffix == ".py" else
+                    File(uri, str(site.project.root), config.site_dir, config.use_directory_urls))
         return files
 
     def _run_everything(self) -> None:
