@@ -74,9 +74,8 @@ class Project:
 
 
 def notebook_page(text: str, path: str) -> Page:
-    """A jupytext notebook (percent format) as a page, its cells as jupytext itself reads them (the notebook
-    the site publishes is made by the same reader): each code cell a python block of one session, its metadata
-    (tags) in the block's options, every other cell prose. Line numbers are where each cell's text is found."""
+    """A jupytext notebook as a page, its cells read by jupytext as the published notebook's are: each code cell a
+    python block of one session (its tags in the block's options), every other cell prose, where its text is."""
     try:
         cells = jupytext.reads(text, fmt="py:percent").cells
     except Exception as error:  # noqa: BLE001 - jupytext raises what its readers raise; the page names it

@@ -21,8 +21,7 @@ OLD = ".site-old-"
 
 
 def beside(site: Path) -> Path:
-    """A new folder beside `site` to build into, named by this process, after clearing what earlier builds left
-    (OSError if none)."""
+    """A folder beside `site` to build into, named by this process, what earlier builds left cleared (or OSError)."""
     parent = site.parent
     parent.mkdir(parents=True, exist_ok=True)
     for old in [*parent.glob(f"{OLD}*"), *parent.glob(f"{BUILDING}*")]:
