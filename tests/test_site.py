@@ -194,6 +194,11 @@ def test_sitemap_and_404_page_per_language(site: Path, lang: str) -> None:
     raw = (root(site, lang) / "404.html").read_text(encoding="utf-8")
     assert re.search(rf'<html lang="{re.escape(lang)}"', raw)
     assert html.escape(words(lang).ui["not_found_title"], quote=False) in raw, f"{lang}: 404 page in another language"
+    prefix = "/" if lang == "ja" else f"/{lang}/"  # served at any depth, it links absolutely, into its language
+    links = re.findall(r'(?:href|src)="(/[^"]*)"', raw)
+    switcher = {"/", *(f"/{code}/" for code in languages())}  # the other languages' home pages
+    stray = sorted({link for link in links if not link.startswith(prefix) and link not in switcher})
+    assert links and not stray, f"{lang}: 404 page links {stray}"
 
 
 @pytest.mark.parametrize("lang", languages())
