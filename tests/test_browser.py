@@ -423,6 +423,34 @@ def test_hostile_corpus_runs_nothing_in_the_browser(tab: Tab, corpus_url: tuple[
     assert not bad, "\n".join(bad)
 
 
+# -------------------- What a notebook printed, on a phone: no number cut in two at the end of a line
+SPLIT = """() => [...document.querySelectorAll(".jp-OutputArea-output pre")].flatMap((pre) => {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT), split = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const m of node.textContent.matchAll(/-?\\d+(\\.\\d+)?(e[-+]?\\d+)?/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) split.push(m[0]);
+        }
+    }
+    return split;
+})"""
+"""Every number in the notebooks' outputs that the page shows on two lines."""
+
+
+@in_every_language([page for page in PAGES if page.startswith("notebooks/")])
+def test_notebook_output_never_cuts_a_number_on_a_phone(browser: Browser, site_url: str, lang: str,
+                                                         page: str) -> None:
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        phone.goto(site_url + prefix(lang) + address(page))
+        assert phone.locator(".jp-OutputArea-output pre").count(), "no output shown"
+        assert phone.evaluate(SPLIT) == [], "numbers cut in two at the end of a line"
+    finally:
+        phone.close()
+
+
 # -------------------- One page at a time: the live figures, the quiz, the search
 NUMBER, CELL = re.compile(r"-?\d+\.\d\d"), re.compile(r"^\s*(-?\d+\.\d\d|[-–—×·])\s*$")  # a cell: a value, or a mark
 READOUT = """f => [f.querySelector(".lesson-heat__readout").textContent,
