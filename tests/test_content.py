@@ -62,19 +62,30 @@ def sections_count(folder: Path) -> int:
 
 # ---- a listing that no longer says what the prose says --------------------------------------------------
 
-DRIFT = ("snippets/scoring.py", "torch.tensor([1.0, 0.0])", "torch.tensor([0.0, 1.0])")
-"""Exercise 1's change made to the lesson's own listing: 光's query looks for places, not the sky."""
-BROKEN_CLAIMS = ["query-key.md", "exercises.md"]
-"""The pages whose claims that change breaks: 「月」 no longer gets the largest weight; exercise 1's query is
-no longer another query than the lesson's."""
+DRIFTS = [("snippets/scoring.py", "torch.tensor([1.0, 0.0])", "torch.tensor([0.0, 1.0])"),
+          ("snippets/scaling.py", "[16, 64, 256, 1024]", "[1, 4, 16, 64, 256]"),
+          ("snippets/values.py", "[0.75, 0.25]", "[0.25, 0.75]")]
+"""Edits an editor might make, leaving the prose as it is: exercise 1's change made to the lesson's own listing
+(光's query looks for places, not the sky); dimensions from 1, where scaling changes nothing; 月's v mostly place."""
+BROKEN_CLAIMS = ["query-key.md", "exercises.md", "scaling.md", "values.md"]
+"""The pages those edits make false: 「月」 no longer gets the largest weight, exercise 1's query is no longer
+another query than the lesson's; unscaled, a row's largest weight is no longer near 1 at every d; 明 and 月 no
+longer give the largest brightness bars, and 月's comment no longer describes its v."""
+TYPED = "(5, 16)"
+"""A shape the head's listing prints, typed into a translated page by hand instead of as a value."""
 
 
 @pytest.fixture(scope="module")
 def drifted(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     folder = tmp_path_factory.mktemp("drift")
     copy = copy_project(folder)
-    replace(copy / DRIFT[0], DRIFT[1], DRIFT[2])
-    return SimpleNamespace(copy=copy, site=folder / "site", proc=build(copy, folder / "site"))
+    for path, old, new in DRIFTS:
+        replace(copy / path, old, new)
+    typed_in = next(lang for lang in languages()[1:] if (copy / "docs" / lang / "head.md").is_file())
+    head = copy / "docs" / typed_in / "head.md"
+    head.write_text(head.read_text("utf-8") + f"\n{TYPED}\n", encoding="utf-8")
+    return SimpleNamespace(copy=copy, site=folder / "site", proc=build(copy, folder / "site"),
+                           typed=f"docs/{typed_in}/head.md:{len(head.read_text('utf-8').splitlines())}")
 
 
 @pytest.mark.parametrize("page", BROKEN_CLAIMS, ids=[p.removesuffix(".md") for p in BROKEN_CLAIMS])
@@ -89,10 +100,53 @@ def test_a_listing_change_that_breaks_a_claim_fails_the_build_naming_every_langu
     assert "this claim is no longer true" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_printed_shape_typed_by_hand_fails_the_build_naming_its_line(drifted) -> None:
+    assert f"{drifted.typed}: 5,16 is printed by the page's code" in drifted.proc.stderr, drifted.proc.stderr[-3000:]
+
+
 def test_a_failed_build_writes_no_site(drifted) -> None:
     assert drifted.proc.returncode != 0
     leftovers = [p.name for p in drifted.site.parent.iterdir() if p.name == "site" or p.name.startswith(".site-")]
     assert not leftovers, f"the failed build left {leftovers}"
+
+
+# ---- an inserted line and a changed comment: nothing the pages say becomes false --------------------------
+
+MOVED = ("snippets/head.py", "# --8<-- [start:mask]\n", "# --8<-- [start:mask]\n# スコアを採点してマスクする\n")
+"""A line inserted in the part of the head's listing that exercise 2 shows, above the lines it highlights."""
+REWORDED = ("snippets/head.py", "# PyTorch 組み込みの同じ計算", "# PyTorch に組み込まれた同じ計算")
+"""A Japanese comment reworded: its translations go stale."""
+
+
+@pytest.fixture(scope="module")
+def moved(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    folder = tmp_path_factory.mktemp("moved")
+    copy = copy_project(folder)
+    for path, old, new in (MOVED, REWORDED):
+        replace(copy / path, old, new)
+    return SimpleNamespace(copy=copy, site=folder / "site", proc=build(copy, folder / "site"),
+                           check=run([*CHECK], cwd=copy))
+
+
+def test_an_inserted_line_moves_no_highlight(moved) -> None:
+    """Exercise 2 highlights the lines that mask and that pass is_causal=True, wherever they now are."""
+    assert_ok(moved.proc)
+    for lang in languages():
+        raw = page_html(moved.site, lang, "exercises.md")
+        marked = [text(line) for line in re.findall(r'<span class="hll">(.*?)</span>\n', raw)]
+        assert any("masked_fill" in line for line in marked) and any("is_causal=True" in line for line in marked)
+        assert not any(line.strip() in ("", MOVED[2].split("\n")[1]) for line in marked), marked
+
+
+def test_a_reworded_comment_is_named_stale_and_its_pages_partial(moved) -> None:
+    translating = [lang for lang in languages()[1:] if REWORDED[1][2:] in PROJECT.strings(lang).comments]
+    assert translating
+    for lang in translating:
+        assert re.search(rf"docs/{lang}/strings.yml:\d+: comments: '{REWORDED[1][2:]}' is in no listing",
+                         moved.check.stdout), moved.check.stdout
+        row = re.search(r"<tr>(?:(?!</tr>).)*>head\.md<(?:(?!</tr>).)*</tr>",
+                        page_html(moved.site, lang, "translation-status.md"), re.S)
+        assert row and PROJECT.strings(lang).ui["status_partial"] in text(row[0]), row and text(row[0])
 
 
 # ---- an editor's new page, and a translator's new language ------------------------------------------------

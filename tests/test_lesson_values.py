@@ -94,22 +94,24 @@ def table_rows(text: str) -> list[list[str]]:
 
 
 def check_averaging(text: str) -> None:
-    assert printed_matrix(text) == AVERAGING, f"section 1 printed\n{text}"
+    assert printed_matrix(text) == AVERAGING, f"the lesson text printed the weights {AVERAGING}; now\n{text}"
     after = text[text.index("]])") + 3:].strip().splitlines()
-    assert len(after) == 1 and after[0].endswith("True"), f"section 1 should answer True, printed\n{text}"
+    assert len(after) == 1 and after[0].endswith("True"), f"it should answer True, printed\n{text}"
 
 
 def check_scoring(text: str) -> None:
-    assert printed_dicts(text) == [SCORES, WEIGHTS, WEIGHTS_X5], f"section 2 printed\n{text}"
+    assert printed_dicts(text) == [SCORES, WEIGHTS, WEIGHTS_X5], (
+        f"the lesson text printed {[dict(d) for d in (SCORES, WEIGHTS, WEIGHTS_X5)]}; now\n{text}")
 
 
 def check_causal(text: str) -> None:
-    assert printed_matrix(text) == CAUSAL, f"section 3 printed\n{text}"
+    assert printed_matrix(text) == CAUSAL, f"the lesson text printed the weights {CAUSAL}; now\n{text}"
 
 
 def check_scaling(text: str) -> None:
     rows = table_rows(text)
-    assert [r[0] for r in rows] == DIMENSIONS and [r[2] for r in rows] == SQRT_D, f"section 4 printed\n{text}"
+    assert [r[0] for r in rows] == DIMENSIONS and [r[2] for r in rows] == SQRT_D, (
+        f"the lesson text printed d = {DIMENSIONS}, √d = {SQRT_D}; now\n{text}")
     for d, std, sqrt_d, unscaled, scaled in rows:
         assert float(std) == pytest.approx(float(sqrt_d), rel=0.05), f"d={d}: the std {std} is not about √d"
         assert SCALED_RANGE[0] <= float(scaled) <= SCALED_RANGE[1], f"d={d}: scaled, the largest weight is {scaled}"
@@ -117,10 +119,10 @@ def check_scaling(text: str) -> None:
 
 
 def check_head(text: str) -> None:
-    assert re.findall(r"\(\d+, \d+\)", text) == HEAD_SHAPES, f"section 5 printed\n{text}"
+    assert re.findall(r"\(\d+, \d+\)", text) == HEAD_SHAPES, f"the lesson text printed {HEAD_SHAPES}; now\n{text}"
     differences = re.findall(r"\d+\.\d+e[-+]\d+", text)
     assert len(differences) == 1 and SDPA_DIFFERENCE.fullmatch(differences[0]), (
-        f"section 5 should print one difference from SDPA of the form a.be-07, printed\n{text}")
+        f"it should print one difference from SDPA of the form a.be-07, printed\n{text}")
 
 
 def check_cost(text: str) -> None:
@@ -139,6 +141,20 @@ def check_cost(text: str) -> None:
     times = [float(r[1]) for r in rows[:-1]]
     assert all(after > before for before, after in zip(times, times[1:], strict=False)), f"the head's time: {times}"
     assert float(rows[-1][1]) > 1, f"the head's time exponent: {rows[-1]}"
+
+
+def verify(name: str, printed: str, where: str) -> None:
+    """CHECKS[name] on what a listing printed. A failure names the pages that show the listing, as an editor finds
+    them in the menu, and says what to do (CONTRIBUTING.md, "Values from the lesson text")."""
+    try:
+        CHECKS[name](printed)
+    except AssertionError as error:
+        shown = "; ".join(f"docs/<every language>/{page}, the menu's item {nav().index(page)}, {title('ja', page)}"
+                          for page in SECTIONS if name in listings_of(page))
+        raise AssertionError(f"{where}: snippets/{name} no longer prints what the lesson text printed ({error}), "
+                             f"and the page says what the lesson text says of it: {shown}. These values are the "
+                             "original course's: change the listing back (CONTRIBUTING.md, 'Values from the "
+                             "lesson text')") from None
 
 
 CHECKS = {"averaging.py": check_averaging, "scoring.py": check_scoring, "causal_mask.py": check_causal,
@@ -255,7 +271,7 @@ def test_listing_run_by_a_reader_prints_the_lessons_values(name: str) -> None:
     assert not stray, f"python snippets/{name} wrote to stderr:\n{proc.stderr[-3000:]}"
     assert proc.stdout.strip(), f"python snippets/{name} printed nothing"
     if name in CHECKS:
-        CHECKS[name](proc.stdout)
+        verify(name, proc.stdout, f"python snippets/{name}")
 
 
 KANA = re.compile("[\u3040-\u30ff]")
@@ -285,7 +301,7 @@ def test_every_download_runs_and_prints_in_its_language(site: Path, lang: str) -
         translated = all(words.get(t, t) != t for t in literals_of((ROOT / "snippets" / name).read_text("utf-8")))
         assert lang == "ja" or not translated or not KANA.search(text), f"{lang}/snippets/{name}:\n{text}"
         if name in CHECKS:
-            CHECKS[name](text)
+            verify(name, text, f"{lang}/snippets/{name} (the download)")
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -303,7 +319,7 @@ def test_terminal_lesson_prints_the_lessons_values(lang: str) -> None:
     for (_, _, text), page in zip(printed, SECTIONS, strict=True):
         for name in listings_of(page):
             if name in CHECKS:
-                CHECKS[name](text)
+                verify(name, text, f"python snippets/attention.py --lang {lang}")
                 checked.add(name)
     assert checked == set(CHECKS), f"typed listings in no section: {sorted(set(CHECKS) - checked)}"
 

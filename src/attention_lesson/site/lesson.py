@@ -159,22 +159,34 @@ def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
     return errors
 
 
-NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+NUMBER = re.compile(r"(?<![\w.])(?:[(\[]\d+(?:, ?\d+)+[)\]]|\d+(?:\.\d+)?(?: ?%)?)(?![\w.])")
+"""A number as a page or its output writes it: 0.46, 16, 42 %, a shape (5, 16) or [5, 16]."""
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers in a text, each written one way ("5,16", "42%"), and every integer of a shape on its own."""
+    found = {re.sub(r"[\s()\[\]]", "", n) for n in NUMBER.findall(text)}
+    return found | {part for n in found if "," in n for part in n.split(",")}
 
 
 def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
-    """A decimal number typed in a page's prose (any language) that the page's run printed: it would not follow
-    the code when the code changes, so it must be written as a value."""
-    printed = {number for block in run.outputs for number in NUMBER.findall(block["output"])}
+    """A number typed in a page's prose or figure text (any language) that the page's run printed: it would not
+    follow the code when the code changes, so it must be a value. An integer the listing itself types (T = 5,
+    a dimension the prose defines) may be typed; a claim says what the prose says of it."""
+    printed = set().union(*(numbers(block["output"]) for block in run.outputs))
+    typed = printed - {n for n in set().union(*(numbers(b["code"]) for b in run.outputs)) if n.isdigit()}
     problems = []
     for lang in project.languages():
-        if not printed or not (project.docs / lang / page).is_file():
+        if not typed or not (project.docs / lang / page).is_file():
             continue
-        for line, text in project.read(lang, page).prose:
-            for number in NUMBER.findall(source.VALUE.sub("", text)):
-                if number in printed:
-                    problems.append(f"docs/{lang}/{page}:{line}: {number} is printed by the page's code: write it "
-                                    "as a value, {{ expression:format }}, so that it follows the code")
+        read = project.read(lang, page)
+        figures = [(f.line + k, row) for f in read.fences if f.lang == "figure"
+                   for k, row in enumerate(f.body.splitlines(), 1) if row.split(":")[0].strip() in source.FIGURE_TEXT]
+        for line, text in [*read.prose, *figures]:
+            for number in sorted(numbers(source.VALUE.sub("", text)) & typed):
+                problems.append(f"docs/{lang}/{page}:{line}: {number} is printed by the page's code: write it as "
+                                "a value, {{ expression:format }}, so that it follows the code (a number that is "
+                                "not about the run, such as an ordinal: in words)")
     return problems
 
 

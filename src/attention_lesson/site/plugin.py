@@ -306,7 +306,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         where = self._path(src)
         scanned = source.scan(markdown, where)
         self._fence_lines = {"python": [f.line for f in scanned.fences if f.runs],
-                             "figure": [f.line for f in scanned.fences if f.lang == "figure"]}
+                             "figure": [f.line for f in scanned.fences if f.lang == "figure"],
+                             "excerpt": [f.line for f in scanned.fences if "mark" in f.options and not f.runs]}
         lines = markdown.splitlines(keepends=True)
         run = self.site.runs.get(src, PageRun())
         for number, _ in scanned.prose:
@@ -338,6 +339,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         """A python fence: a block of the page's run (its output in this language), or code shown unrun."""
         words = self.site.words[self.lang]
         if not options.pop("lesson_run", False):
+            if marks := options.pop("lesson_mark", ""):  # lines by what they hold: an inserted line moves nothing
+                try:
+                    options["hl_lines"] = render.marked_lines(src, marks, self._next("excerpt")[2])
+                except source.SourceError as error:
+                    raise FenceError(strings.printable(str(error))) from None
             shown = strings.localize_source(src, words)
             return md.preprocessors["fenced_code_block"].highlight(src=shown, language=language, options=options,
                                                                     md=md, **kwargs)
@@ -496,4 +502,5 @@ def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any
         markdown_exec.validator(language, inputs, options, attrs, md)
         options.update(lesson_run=True, lesson_hide=hidden)
         return True
-    return highlight_validator(language, inputs, options, attrs, md)
+    mark = inputs.pop("mark", "")
+    return highlight_validator(language, inputs, options, attrs, md) and not options.update(lesson_mark=mark)

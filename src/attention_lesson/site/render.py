@@ -32,6 +32,17 @@ def fill_values(markdown: str, values: dict[str, str], where: str) -> str:
     return source.VALUE.sub(value, markdown)
 
 
+def marked_lines(code: str, marks: str, where: str) -> str:
+    """An excerpt's ``hl_lines``: the lines holding one of ``marks`` ("a|b"). A mark that no line holds fails."""
+    rows, chosen = code.splitlines(), set()
+    for mark in filter(None, marks.split("|")):
+        if not (found := {n for n, row in enumerate(rows, 1) if mark in row}):
+            raise source.SourceError(f"{where}: no line of this excerpt holds {mark!r} any more: change mark= to "
+                                     "what the line to show holds")
+        chosen |= found
+    return " ".join(map(str, sorted(chosen)))
+
+
 def fingerprint(project: Project, code: str, runs: dict[str, Any], options: dict[str, Any]) -> str:
     """Everything a language's pages are made of: its folder, the Japanese pages it lacks, the Japanese
     strings, mkdocs.yml, the plugin's options and the runs."""

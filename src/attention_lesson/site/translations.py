@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from attention_lesson.site import strings
+from attention_lesson.site import source, strings
 from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_translation, folder_problems
 
 STATUS_PAGE = "translation-status.md"
@@ -67,36 +67,67 @@ def _last_changes(root: Path) -> dict[str, int]:
     return changes
 
 
-def page_states(project: Project, lang: str, changes: dict[str, int]) -> dict[str, str]:
-    """Each Japanese page's state in `lang`: translated, outdated (the Japanese changed since) or missing."""
+def page_states(project: Project, lang: str, changes: dict[str, int], words: strings.Strings) -> dict[str, str]:
+    """Each Japanese page's state in `lang`: translated, outdated (the Japanese changed since), partial (its code
+    shows a comment or printed string not yet translated) or missing."""
+    pending = set().union(*pending_strings(project, words).values()) if lang != SOURCE_LANG else set()
+
     def state(page: str) -> str:
         if lang != SOURCE_LANG and not (project.docs / lang / page).is_file():
             return "missing"
-        newer = changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0
-        return "outdated" if newer else "translated"
+        if changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0:
+            return "outdated"
+        code = _code(project, page)
+        shown = {*strings.comments_of(code), *strings.literals_of(code)} if pending and code else set()
+        return "partial" if shown & pending else "translated"
 
     return {page: state(page) for page in project.pages(SOURCE_LANG)}
+
+
+def _code(project: Project, page: str) -> str:
+    """The code a Japanese page shows: its includes, expanded (none if one is broken: the build says so)."""
+    try:
+        scanned = project.read(SOURCE_LANG, page)
+        return "\n".join(source.expand(text, project.snippets, f"{scanned.path}:{n}")[0]
+                         for n, text in scanned.includes)
+    except (source.SourceError, SyntaxError, ValueError):
+        return ""
+
+
+def _code_texts(project: Project) -> tuple[set[str], set[str]]:
+    """The comments and the printed strings of snippets/."""
+    comments, literals = set(), set()
+    for path in sorted(project.snippets.glob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            comments |= set(strings.comments_of(text))
+            literals |= set(strings.literals_of(text))
+        except (SyntaxError, ValueError):
+            continue
+    return comments, literals
 
 
 def pending_strings(project: Project, words: strings.Strings) -> dict[str, list[str]]:
     """The comments and printed strings of snippets/ this language has not translated yet: missing, or still the
     Japanese text (which Chinese may keep where it has no kana)."""
-    comments, literals = set(), set()
-    for path in sorted(project.snippets.glob("*.py")):
-        try:
-            text = path.read_text(encoding="utf-8")
-            comments |= {c for c in strings.comments_of(text) if strings.translatable(c)}
-            literals |= set(strings.literals_of(text))
-        except (SyntaxError, ValueError):
-            continue
+    comments, literals = _code_texts(project)
     same_script = words.lang.split("-")[0] == "zh"
 
     def pending(table: dict[str, str], text: str) -> bool:
         value = table.get(text)
         return value is None or (value == text and not (same_script and not re.search("[\u3040-\u30ff]", text)))
 
-    return {"comments": sorted(c for c in comments if pending(words.comments, c)),
+    return {"comments": sorted(c for c in comments if strings.translatable(c) and pending(words.comments, c)),
             "literals": sorted(t for t in literals if pending(words.literals, t))}
+
+
+def stale_strings(project: Project, words: strings.Strings) -> list[str]:
+    """A comment or printed string a language translates that the Japanese code no longer has (it changed, so
+    its new text is pending): one line each, where it is written."""
+    texts = dict(zip(("comments", "literals"), _code_texts(project), strict=True))
+    return [f"docs/{words.lang}/{strings.FILE}:{words.lines.get(f'{table}.{text}', 0)}: {table}: {text!r} is in "
+            "no listing any more: translate its new text (pending above), then remove this entry"
+            for table in texts for text in getattr(words, table) if text not in texts[table]]
 
 
 def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str) -> str:
@@ -104,7 +135,7 @@ def status_markdown(project: Project, words: dict[str, strings.Strings], lang: s
     ui = words[lang].ui
     codes = list(words)
     changes = _last_changes(project.root)
-    table = {code: page_states(project, code, changes) for code in codes}
+    table = {code: page_states(project, code, changes, words[code]) for code in codes}
 
     def cell(text: str) -> str:
         return html.escape(text).replace("|", "&#124;")
@@ -182,9 +213,10 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
     except strings.StringsError as error:
         return error.problems, []
     mistakes, info = code_problems(project, lang, words), []
-    states = page_states(project, lang, _last_changes(project.root))
+    states = page_states(project, lang, _last_changes(project.root), words[lang])
     for state, what in (("missing", "the Japanese page is shown meanwhile"),
-                        ("outdated", "the Japanese page changed since")):
+                        ("outdated", "the Japanese page changed since"),
+                        ("partial", "their code shows comments or strings not yet translated")):
         if pages := [page for page, s in states.items() if s == state]:
             info.append(f"{lang}: pages {state} ({what}): {len(pages)}: {', '.join(pages[:None if every else 12])}")
     if words[lang].names.get("name") == words[SOURCE_LANG].names.get("name"):
@@ -192,6 +224,7 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
     for table, texts in pending_strings(project, words[lang]).items():
         if texts:
             info.append(f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(texts[:None if every else 12]))
+    info += stale_strings(project, words[lang])
     return mistakes, info
 
 
