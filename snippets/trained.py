@@ -1,40 +1,45 @@
-from pathlib import Path
 import torch
 import torch.nn.functional as F
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
-text = (Path(__file__).parent / "data" / "tangshi300.txt").read_text(encoding="utf-8")  # 唐詩三百首、一行に一首
+text = open("data/tangshi300.txt", encoding="utf-8").read()  # 一行に一首
 chars = sorted(set(text))
 ids = {c: i for i, c in enumerate(chars)}  # 文字 → 番号
-data = torch.tensor([ids[c] for c in text])
-T, d_model, d_head = 8, 16, 16
+poems = [torch.tensor([ids[c] for c in p]) for p in text.splitlines(True)]
+train = torch.cat([p for i, p in enumerate(poems) if i % 10])  # 9 割で学習
+held_out = torch.cat(poems[::10])  # 10 首に 1 首は読ませずに取っておく
+T, d = 16, 32
 
-def attention_head(x, W_q, W_k, W_v):
-    q, k, v = x @ W_q, x @ W_k, x @ W_v  # 「完全なアテンションヘッド」の節と同じ計算（k.mT は組ごとに転置）
+def attention_head(x, W_q, W_k, W_v):  # 「完全なアテンションヘッド」と同じ
+    q, k, v = x @ W_q, x @ W_k, x @ W_v
     mask = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool).tril()
-    weights = F.softmax((q @ k.mT / q.shape[-1] ** 0.5).masked_fill(~mask, float("-inf")), dim=-1)
-    return weights @ v, weights.detach()  # 重みも返して、後で見られるようにする
-embed, position = torch.randn(len(chars), d_model), torch.randn(T, d_model)  # 文字の埋め込みと位置の埋め込み
-W_q, W_k, W_v = (torch.randn(d_model, d_head) / d_model**0.5 for _ in range(3))
-W_out = torch.randn(d_head, len(chars)) / d_head**0.5  # 出力層：ヘッドの出力を、次の文字ごとのスコアにする
-params = [p.requires_grad_() for p in (embed, position, W_q, W_k, W_v, W_out)]
-def loss(at):  # 詩集の位置 at の文字を読み、どの位置でも次の文字を当てる
-    out, _ = attention_head(embed[data[at]] + position, W_q, W_k, W_v)
-    return F.cross_entropy((out @ W_out).flatten(0, 1), data[at + 1].flatten())
+    scores = (q @ k.mT / d**0.5).masked_fill(~mask, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ v, weights.detach()  # 重みも返す（図にする）
 
-line = torch.tensor([ids[c] for c in "床前明月光"])
-weights_before = attention_head(embed[line] + position[:5], W_q, W_k, W_v)[1]  # 学習前（ランダム）の重み
-test = torch.randint(len(data) - T, (1000, 1)) + torch.arange(T)  # ランダムな 1000 か所の T 文字
-before = loss(test).item()
-sums = [torch.zeros_like(p) for p in params]  # パラメータごとに、これまでの勾配の二乗を足していく
-for _ in range(1500):  # ランダムな 8 か所を読むたびに、誤差逆伝播法で勾配を求め、
-    grads = torch.autograd.grad(loss(torch.randint(len(data) - T, (8, 1)) + torch.arange(T)), params)
-    for p, g, s in zip(params, grads, sums):
-        s += g**2
-        p.data -= 0.1 * g / (s.sqrt() + 1e-8)  # 勾配降下法で更新する。s の平方根で割るので、まれな文字も大きく動く
-after = loss(test).item()
-out, weights = attention_head(embed[line] + position[:5], W_q, W_k, W_v)  # 学習後の重み
-guess = chars[(out[3] @ W_out).argmax()]  # 「月」の位置（「床前明月」まで見た）で、スコアが最も高い文字
-print("損失（同じ 1000 か所の平均）：学習する前", f"{before:.2f}", "→ 学習した後", f"{after:.2f}")
-print("「床前明月」の次に最も来そうな文字：", guess)
+embed, position = torch.randn(len(chars), d) * 0.3, torch.randn(T, d) * 0.3
+W_q, W_k, W_v = (torch.randn(d, d) / d**0.5 for _ in range(3))
+W_out = torch.randn(d, len(chars)) / d**0.5  # 出力層
+params = [p.requires_grad_() for p in (embed, position, W_q, W_k, W_v, W_out)]
+start = [p.detach().clone() for p in params]  # 学習前のパラメータ（図で比べる）
+def next_scores(seq):  # 各位置で、次に来る文字ごとのスコア
+    x = embed[seq] + position[: seq.shape[-1]]
+    x = x + attention_head(x, W_q, W_k, W_v)[0]  # 残差接続：集めたものを足す
+    return x @ W_out
+
+optimizer = torch.optim.AdamW(params, lr=0.006, weight_decay=0.1)
+for _ in range(600):  # ランダムな 8 か所を読んでは、勾配を求めて更新する
+    at = torch.randint(len(train) - T - 1, (8, 1)) + torch.arange(T)
+    optimizer.zero_grad()
+    F.cross_entropy(next_scores(train[at]).mT, train[at + 1]).backward()
+    optimizer.step()
+at = torch.arange(0, len(held_out) - T, T)[:, None] + torch.arange(T)
+guessed, answers = next_scores(held_out[at]).detach(), held_out[at + 1]
+loss = F.cross_entropy(guessed.mT, answers).item()
+right = (guessed.argmax(dim=-1) == answers).float().mean().item()
+print("読ませなかった詩で：損失", f"{loss:.2f}", "正解率", f"{right:.1%}")
+line = [ids[c] for c in "床前明月光"]
+for _ in range(12):  # スコアが最も高い文字を一つずつ書き足す（改行は次の詩へ）
+    line.append(next_scores(torch.tensor(line[-T:]))[-1].argmax().item())
+print("「床前明月光」の続き：", "".join(chars[i] for i in line[5:]))

@@ -15,6 +15,7 @@ nav that show a listing, each under the page's own title, and print the same val
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
 import sys
@@ -24,7 +25,9 @@ import pytest
 import yaml
 from conftest import PROJECT, ROOT, languages, run
 
+from attention_lesson.site import source
 from attention_lesson.site.plugin import NOT_DOWNLOADED
+from attention_lesson.site.run import Limits, execute
 from attention_lesson.site.strings import literals_of
 
 # ---- typed from the lesson text ----------------------------------------------------------------------------
@@ -226,9 +229,10 @@ def title(lang: str, page: str) -> str:
 
 
 @functools.cache
-def reader_run(*args: str, env: tuple[tuple[str, str], ...] = ()):
-    """`python ARGS` from the project's folder, as a reader types it, in a process of its own (once)."""
-    return run([sys.executable, *args], cwd=ROOT, env=dict(env))
+def reader_run(*args: str, folder: str = "", env: tuple[tuple[str, str], ...] = ()):
+    """`python ARGS` from the project's folder (or its `folder`), as a reader types it, in a process of its own
+    (once)."""
+    return run([sys.executable, *args], cwd=ROOT / folder, env=dict(env))
 
 
 def sections(output: str) -> list[tuple[int, str, str]]:
@@ -264,7 +268,7 @@ def test_listing_imports_only_torch_and_the_standard_library(name: str) -> None:
 
 @pytest.mark.parametrize("name", LISTINGS)
 def test_listing_run_by_a_reader_prints_the_lessons_values(name: str) -> None:
-    proc = reader_run(f"snippets/{name}")
+    proc = reader_run(name, folder="snippets")  # as CONTRIBUTING.md says: from the listing's folder, its data in data/
     assert proc.returncode == 0, f"python snippets/{name} exited {proc.returncode}:\n{proc.stderr[-3000:]}"
     # the only other lines are torch's profiler's, which the cost page's note tells the reader about
     stray = [line for line in proc.stderr.splitlines() if not re.search(r"profiler_(start|stop)$", line)]
@@ -340,3 +344,33 @@ def test_bad_arguments_get_one_line_and_exit_2(args: list[str], env: dict[str, s
     assert len(lines) == 1 and lines[0].startswith("python snippets/attention.py: error: ") and says in lines[0], \
         proc.stderr
 
+
+
+# ---- claims that hold for the lesson's seed only -----------------------------------------------------------
+
+SEED = "torch.manual_seed(0)"
+SEEDS = range(1, 21)
+
+
+def seeded_sessions() -> list[tuple[str, str]]:
+    """(page, session) of every Japanese page's session whose code seeds torch's generator and that makes a claim
+    about what the code computes (a claim about a measurement, soft, is the machine's, not the seed's)."""
+    found = []
+    for page in PROJECT.pages():
+        for name, steps in source.steps(PROJECT.read("ja", page), PROJECT.snippets).items():
+            claims = [s for s in steps if s.kind == "claim"]
+            if claims and not any(s.soft for s in claims) and any(SEED in s.code for s in steps if s.kind == "run"):
+                found.append((page, name))
+    return found
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(("page", "session"), seeded_sessions())
+def test_a_pages_claims_hold_for_other_seeds(page: str, session: str, seed: int) -> None:
+    """What a page says of a run with random numbers is true of the numbers' kind, not of one draw: its claims hold
+    with 20 other seeds (a reader who changes the seed finds the prose still true)."""
+    steps = source.steps(PROJECT.read("ja", page), PROJECT.snippets)[session]
+    reseeded = [dataclasses.replace(s, code=s.code.replace(SEED, f"torch.manual_seed({seed})")) for s in steps]
+    failed = [(s.where, r["claim"]) for s, r in zip(reseeded, execute(reseeded, Limits(), PROJECT.snippets),
+                                                     strict=True) if s.kind == "claim" and r.get("claim")]
+    assert not failed, f"docs/ja/{page}, with torch.manual_seed({seed}): claims that no longer hold: {failed}"

@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None, folder: Path | None = None) -> int:
         print(f"== {number}. {title(project, args.lang, page)}")
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                results = execute(steps, Limits(seconds=0))
+                results = execute(steps, Limits(seconds=0), project.snippets)
         except BlockError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1

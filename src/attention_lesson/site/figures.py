@@ -181,7 +181,7 @@ def _json(value: object) -> str:
     return _esc(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-_CELL, _HEAT_MAX = 54, 10  # a cell's side; the largest T whose cells hold their numbers on a phone
+_CELL, _HEAT_MAX = 54, 12  # a cell's side; the largest T whose cells hold their numbers on a phone
 
 
 def _heatmap(d: _Decl, ident: str) -> str:
@@ -246,8 +246,9 @@ def _heatmap(d: _Decl, ident: str) -> str:
         "cells": [round(100 * left / width, 3), round(100 * C / width, 3)],  # the first's left, a cell's width
         "text": {k: d.ui[f"heat_{k}"] for k in ("hint", "row", "masked")} | {"sep": d.ui["list_sep"]},
     }
-    return (f'<figure class="lesson-figure lesson-heat" data-heat="{_json(data)}">\n<div class="lesson-heat__plot" '
-            f'dir="ltr" style="max-width: {math.ceil(width)}px">\n{svg}\n</div>\n'
+    beside = " lesson-heat--beside" if d.data.get("beside") is True else ""  # two side by side on a wide screen
+    return (f'<figure class="lesson-figure lesson-heat{beside}" data-heat="{_json(data)}">\n'
+            f'<div class="lesson-heat__plot" dir="ltr" style="max-width: {math.ceil(width)}px">\n{svg}\n</div>\n'
             f'<p class="lesson-heat__readout"></p>\n<figcaption>{_esc(d.string("caption", d.string("alt")))}'
             f"</figcaption>\n</figure>")
 
@@ -392,7 +393,8 @@ def _lines(d: _Decl, ident: str) -> str:
 
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
-    "heatmap": (_heatmap, {"data": ("values",), "text": ("title", "labels", "xlabel", "ylabel", "alt", "caption?"),
+    "heatmap": (_heatmap, {"data": ("values", "beside?"),
+                           "text": ("title", "labels", "xlabel", "ylabel", "alt", "caption?"),
                            "ui": ("heat_hint", "heat_row", "heat_masked", "list_sep")}),
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),

@@ -261,7 +261,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                                                         else self._cache / "runs")
         site.store = store
         runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
-                                                                      self.config.max_output), site.stats)
+                                                                      self.config.max_output), site.stats,
+                        site.project.snippets)
         problems = []
         for page in site.project.pages(SOURCE_LANG):
             try:

@@ -33,12 +33,13 @@ def fill_values(markdown: str, values: dict[str, str], where: str) -> str:
 
 
 def marked_lines(code: str, marks: str, where: str) -> str:
-    """An excerpt's ``hl_lines``: the lines holding one of ``marks`` ("a|b"). A mark that no line holds fails."""
-    rows, chosen = code.splitlines(), set()
+    """An excerpt's ``hl_lines``: the lines holding one of ``marks`` ("a|b"), spaces aside (``T=5`` holds
+    ``T = ``). A mark that no line holds fails, naming the Japanese page (every language copies its excerpts)."""
+    rows, chosen = [row.replace(" ", "") for row in code.splitlines()], set()
     for mark in filter(None, marks.split("|")):
-        if not (found := {n for n, row in enumerate(rows, 1) if mark in row}):
+        if not (found := {n for n, row in enumerate(rows, 1) if mark.replace(" ", "") in row}):
             raise source.SourceError(f"{where}: no line of this excerpt holds {mark!r} any more: change mark= to "
-                                     "what the line to show holds")
+                                     "what the line to show holds, here and in every language's page")
         chosen |= found
     return " ".join(map(str, sorted(chosen)))
 

@@ -189,17 +189,21 @@ def _describe(error: BaseException) -> str:
     return type(error).__name__ + (f": {message[-1]}" if message else "")
 
 
-def execute(steps: list[Step], limits: Limits) -> list[dict[str, Any]]:
-    """Run a session's steps in a fresh namespace; one result per step."""
+def execute(steps: list[Step], limits: Limits, folder: Path) -> list[dict[str, Any]]:
+    """Run a session's steps in a fresh namespace, from `folder` (snippets/) as a reader runs a listing from the
+    folder it is in (its data in data/ there); one result per step."""
     # torch's profiler (Kineto) writes two lines straight to the terminal around every profile below level 6
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     module = types.ModuleType("__lesson__")
     sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch else None
+    here = os.getcwd()
     try:
+        os.chdir(folder)
         return [_step(step, module.__dict__, limits) for step in steps]
     finally:
+        os.chdir(here)
         sys.modules.pop(module.__name__, None)
         if threads is not None:  # a listing's set_num_threads(1) stays its own
             torch.set_num_threads(threads)
@@ -210,8 +214,6 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
     if step.kind == "run":
         buffer = _Output(limits.output, step.where)
         errors = _Errors(buffer)
-        if step.file:
-            namespace["__file__"] = step.file  # a whole listing runs as the reader's `python snippets/x.py` does
         try:
             compiled = compile(step.code, filename, "exec")
             with _time_limit(limits.seconds, step.where), contextlib.redirect_stdout(buffer), \
@@ -261,6 +263,7 @@ class Runner:
     env: str
     limits: Limits
     stats: Stats
+    folder: Path
 
     def session(self, steps: list[Step]) -> list[dict[str, Any]]:
         digest = key(self.env, steps)
@@ -269,11 +272,11 @@ class Runner:
             self.stats.reused += 1
             return stored
         start = time.perf_counter()
-        results = execute(steps, self.limits)
+        results = execute(steps, self.limits, self.folder)
         retries = max((step.retry for step in steps if step.kind == "claim"), default=0)
         while retries and any(r.get("claim") and s.retry for s, r in zip(steps, results, strict=True)):
             retries -= 1  # a claim about a measurement failed: measure the whole session again
-            results = execute(steps, self.limits)
+            results = execute(steps, self.limits, self.folder)
         self.stats.ran += 1
         self.stats.seconds += time.perf_counter() - start
         if self.store is not None:

@@ -144,18 +144,8 @@ class Step:
     where: str  # file:line
     origins: tuple[str, ...] = ()
     hidden: bool = False
-    file: str = ""  # a block whose code all comes from one listing: its path, the listing's __file__ as it runs
     retry: int = 0  # a claim: run the session again this many times while it does not hold (a measurement)
     soft: bool = False  # a claim that still does not hold is said on the page instead of failing the build
-
-
-def listing_file(origins: list[str], snippets: Path) -> str:
-    """The path of the one listing a block's code all comes from (its ``__file__`` when it runs, as when a reader
-    runs the file: a listing reads its data beside itself), or "" for any other block."""
-    files = {origin.rsplit(":", 1)[0] for origin in origins}
-    if len(files) != 1 or not (name := files.pop()).startswith("snippets/"):
-        return ""
-    return str((snippets / name.removeprefix("snippets/")).resolve())
 
 
 def figure_spec(fence: Fence, where: str) -> dict[str, object]:
@@ -188,7 +178,7 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
         if fence.runs:
             code, origins = expand(fence.body, snippets, where)
             hidden = fence.options.get("hide", "").lower() in TRUE
-            step = Step("run", code, where, tuple(origins), hidden, listing_file(origins, snippets))
+            step = Step("run", code, where, tuple(origins), hidden)
             order.append((fence.line, fence.options.get("session") or f"#{n}", step))
         elif fence.lang == "figure":
             code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
