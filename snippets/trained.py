@@ -38,7 +38,7 @@ at = torch.arange(0, len(held_out) - T, T)[:, None] + torch.arange(T)
 guessed, answers = next_scores(held_out[at]).detach(), held_out[at + 1]
 loss = F.cross_entropy(guessed.mT, answers).item()
 right = (guessed.argmax(dim=-1) == answers).float().mean().item()
-print("読ませなかった詩で：損失", f"{loss:.2f}", "正解率", f"{right:.1%}")
+print("読ませなかった詩で：損失", f"{loss:.2f}", "正解率は", f"{right:.1%}")
 line = [ids[c] for c in "床前明月光"]
 for _ in range(12):  # スコアが最も高い文字を一つずつ書き足す（改行は次の詩へ）
     line.append(next_scores(torch.tensor(line[-T:]))[-1].argmax().item())
