@@ -93,6 +93,7 @@ def questions(page: str, lang: str = SOURCE_LANG) -> int:
 HEAT_PAGES = [page for page in pages() if figures_of(page, "heatmap")]
 EXPLORER_PAGES = [page for page in pages() if figures_of(page, "explorer")]
 QUIZ_PAGES = [page for page in pages() if questions(page)]
+ANSWER_PAGES = [page for page in pages() if figures_of(page, "answer")]
 
 
 def in_every_language(these: list[str]) -> pytest.MarkDecorator:
@@ -613,7 +614,7 @@ def slack(goal: dict, w: list[float]) -> float:
     if goal["kind"] == "more":
         return w[goal["at"]] - w[goal["than"]]
     assert goal["kind"] == "even", f"a goal kind this test does not know: {goal}"
-    return goal["within"] - (max(w) - min(w))
+    return goal["within"] - max(abs(v - sum(w) / len(w)) for v in w)
 
 
 def verdict(goal: dict, w: list[float]) -> bool | None:
@@ -674,6 +675,7 @@ TASKS_STATE = """f => ({
     marks: [...f.querySelectorAll(".lesson-qk__mark")].map((m) => m.textContent),
     texts: [...f.querySelectorAll(".lesson-qk__text")].map((t) => t.textContent),
     news: f.querySelector(".lesson-qk__news").textContent,
+    why: [...f.querySelectorAll(".lesson-qk__task")].map((t) => t.querySelector(".lesson-qk__why")?.textContent ?? ""),
 })"""
 
 
@@ -693,7 +695,8 @@ class TestExplorerTasks:  # a class: its own xdist scope
         goals = data["goals"]
         state = fig.evaluate(TASKS_STATE)
         assert state["texts"] == spec["tasks"] and len(goals) == len(spec["tasks"]), state["texts"]
-        assert state == {"done": [False] * len(goals), "marks": [""] * len(goals), "texts": spec["tasks"], "news": ""}
+        assert state == {"done": [False] * len(goals), "marks": [""] * len(goals), "texts": spec["tasks"], "news": "",
+                         "why": [""] * len(goals)}
         trouble: list[str] = []
         for i, goal in enumerate(goals):
             task = spec["tasks"][i]
@@ -714,6 +717,7 @@ class TestExplorerTasks:  # a class: its own xdist scope
                 assert state["done"][i] is last and (state["marks"][i] == "✓") is last, \
                     f"{lang} task {i + 1} ({task}) after {n} of {len(presses)} presses: {state}"
             assert said in state["news"], f"{lang} task {i + 1}: the live region says {state['news']!r}"
+            assert re.search(r"\d\.\d\d", state["why"][i]), f"{lang} task {i + 1}: no reason given: {state['why']}"
             # the pointer: a multiplier that alone does not meet the goal, then one click where the query does
             trouble += tab.visit.trouble()
             fig = tab.open(url).locator("[data-qk]").filter(has=tab.page.locator(".lesson-qk__task"))
@@ -725,12 +729,59 @@ class TestExplorerTasks:  # a class: its own xdist scope
                 const s = p.matrixTransform(f.querySelector("svg").getScreenCTM());
                 return [s.x, s.y];
             }""", [x, y, data["plane"]])
+            # one drag through that point, let go where no goal is met: nothing ticked
+            grid = round(1 / data["step"])
+            span = range(round(data["range"][0] * grid), round(data["range"][1] * grid))
+            end = next((a / grid, b / grid) for a in span for b in span
+                       if not any(verdict(g, explorer_weights(data, (a / grid, b / grid), data["scales"][scale]))
+                                  is not False for g in goals))
+            start, through, there = (screen(fig, data, *p) for p in (data["presets"][0], (x, y), end))
+            tab.page.mouse.move(*start)
+            tab.page.mouse.down()
+            for target in (through, there):
+                tab.page.mouse.move(*target, steps=8)
+            assert not any(fig.evaluate(TASKS_STATE)["done"]), f"{lang} task {i + 1}: ticked while dragging"
+            tab.page.mouse.up()
+            assert not any(fig.evaluate(TASKS_STATE)["done"]), \
+                f"{lang} task {i + 1}: ticked by a drag through q = [{x:.2f}, {y:.2f}] let go at {end}"
             tab.page.mouse.click(*point)
             state = fig.evaluate(TASKS_STATE)
             assert state["done"][i] and state["marks"][i] == "✓" and said in state["news"], \
                 f"{lang} task {i + 1} ({task}): a click at q = [{x:.2f}, {y:.2f}] ×{data['scales'][scale]:g}: {state}"
         trouble += tab.visit.trouble()
         assert not trouble, trouble
+
+
+def screen(fig, data: dict, x: float, y: float) -> tuple[float, float]:  # noqa: ANN001 - a Playwright locator
+    """Where a point of the explorer's plane is on the screen."""
+    return tuple(fig.evaluate("""(f, [x, y, plane]) => {
+        const p = new DOMPoint(plane.origin[0] + plane.unit * x, plane.origin[1] - plane.unit * y);
+        const s = p.matrixTransform(f.querySelector("svg").getScreenCTM());
+        return [s.x, s.y];
+    }""", [x, y, data["plane"]]))
+
+
+class TestAnswers:  # a class: its own xdist scope
+    @in_every_language(ANSWER_PAGES)
+    def test_a_typed_prediction_is_checked_against_the_run(self, tab: Tab, site_url: str, lang: str, page: str) -> None:
+        """Each answer box takes a number: the run's value (as shown, or within what the box allows) is right, a
+        number well off it is wrong, each said in the language's words, and the explanation below opens."""
+        ui = PROJECT.strings(lang).ui
+        url = site_url + prefix(lang) + address(page)
+        forms = tab.open(url).locator("form.lesson-answer")
+        assert forms.count() == len(figures_of(page, "answer", lang)) > 0
+        for i in range(forms.count()):
+            for right in (True, False):
+                form = tab.open(url).locator("form.lesson-answer").nth(i)
+                data = json.loads(form.get_attribute("data-answer"))
+                details = form.locator("xpath=following-sibling::*[1]")
+                assert form.is_visible() and details.evaluate("d => d.tagName === 'DETAILS' && !d.open")
+                form.locator("input").fill(data["shown"] if right else f"{data['value'] + 10 * data['within'] + 1:g}")
+                form.locator("button").click()
+                said = fill(ui["answer_right" if right else "answer_wrong"], value=data["shown"])
+                assert form.locator(".lesson-answer__result").inner_text() == said, f"{lang} answer {i + 1}"
+                assert details.evaluate("d => d.open"), f"{lang} answer {i + 1}: the explanation did not open"
+        assert not tab.visit.trouble(), tab.visit.trouble()
 
 
 # -------------------- A right-to-left language: code, inline code, numbers and figures stay left to right

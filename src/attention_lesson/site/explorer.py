@@ -57,7 +57,7 @@ def _met(goal: dict, w: list[float]) -> bool:
         return w[goal["at"]] > goal["value"]
     if goal["kind"] == "more":
         return w[goal["at"]] > w[goal["than"]]
-    return max(w) - min(w) <= goal["within"]
+    return max(abs(v - sum(w) / len(w)) for v in w) <= goal["within"]  # every weight near the mean
 
 
 def _goals(d: _Decl, keys: list[list[float]], start: list[float]) -> tuple[list[dict], list[str]]:
@@ -193,7 +193,7 @@ def draw(d: _Decl, ident: str) -> str:
         "plane": {"origin": list(_ORIGIN), "unit": _UNIT, "key": list(_KEY_HEAD), "query": list(_QUERY_HEAD)},
         "goals": goals,
         "text": {"live": d.ui["qk_live"], "sep": d.ui["list_sep"], "done": d.ui["qk_task_done"],
-                 "news": d.ui["qk_task_live"]},
+                 "news": d.ui["qk_task_live"], "why": {k: d.ui[f"qk_why_{k}"] for k in _GOALS}},
     }
     buttons = "".join(
         f'<button type="button" class="lesson-qk__preset" data-preset="{i}" disabled>'

@@ -101,7 +101,7 @@ class _Decl:
         return [[float(x) for x in r] for r in value]
 
     def numbers(self, key: str, what: str) -> list[float]:
-        value = self.data[key]
+        value = [self.data[key]] if _is_number(self.data[key]) else self.data[key]
         if not isinstance(value, (list, tuple)) or not value or not all(map(_is_number, value)):
             self.fail(f"{key} must be {what}, got {_got(value)}")
         return [float(v) for v in value]
@@ -392,10 +392,26 @@ def _lines(d: _Decl, ident: str) -> str:
     return _figure("lines", svg, d.string("caption", d.string("alt")))
 
 
+def _answer(d: _Decl, ident: str) -> str:
+    """A box for the reader's number, checked in the browser against the run's `value` as shown to `digits`
+    decimals (right within `within`, else within half the last digit); the explanation below then opens. Hidden
+    without the script: the explanation stays, to open by hand."""
+    value, digits = d.numbers("value", "a number")[0], int(d.numbers("digits", "a number of decimals")[0])
+    within = d.numbers("within", "a number")[0] if "within" in d.data else 0.5 * 10**-digits
+    data = {"value": value, "within": within, "shown": f"{value:.{digits}f}", "right": d.ui["answer_right"],
+            "wrong": d.ui["answer_wrong"]}
+    return (f'<form class="lesson-answer" data-answer="{_json(data)}" hidden>\n<label for="{ident}">'
+            f'{_esc(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
+            f'autocomplete="off" size="8"> <button type="submit" class="md-button">{_esc(d.ui["answer_check"])}'
+            '</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
+
+
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
     "heatmap": (_heatmap, {"data": ("values", "beside?"),
                            "text": ("title", "labels", "xlabel", "ylabel", "alt", "caption?"),
                            "ui": ("heat_hint", "heat_row", "heat_masked", "list_sep")}),
+    "answer": (_answer, {"data": ("value", "digits", "within?"), "text": ("label",),
+                         "ui": ("answer_check", "answer_right", "answer_wrong")}),
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),
                        "text": ("title", "series", "xlabel", "ylabel", "alt", "caption?", "log?"), "ui": ()}),
@@ -403,7 +419,8 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
                  {"data": ("keys", "query", "exercise", "goals?"), "text": ("labels", "panels", "alt", "caption?",
                                                                           "tasks?"),
                   "ui": ("qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise", "qk_live",
-                         "slider_label", "list_sep", "qk_tasks", "qk_task_done", "qk_task_live")}),
+                         "slider_label", "list_sep", "qk_tasks", "qk_task_done", "qk_task_live", "qk_why_above",
+                         "qk_why_more", "qk_why_even")}),
 }
 
 

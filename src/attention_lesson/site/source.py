@@ -24,7 +24,7 @@ OPTION = re.compile(r"""(?P<key>[\w-]+)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?
 TEXT_FENCES = {"", "text", "txt", "plain"}
 """Fences a translator may translate: nothing reads them but the reader."""
 TRUE = {"on", "1", "yes", "true"}
-FIGURE_TEXT = {"title", "labels", "panels", "series", "xlabel", "ylabel", "alt", "caption", "tasks"}
+FIGURE_TEXT = {"title", "label", "labels", "panels", "series", "xlabel", "ylabel", "alt", "caption", "tasks"}
 """A figure's keys that are text (translated); every other key is code or an option, the same in every language."""
 
 

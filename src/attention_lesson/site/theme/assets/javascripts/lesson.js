@@ -25,7 +25,8 @@
   const met = (goal, w) => {
     if (goal.kind === "above") return w[goal.at] > goal.value;
     if (goal.kind === "more") return w[goal.at] > w[goal.than];
-    if (goal.kind === "even") return Math.max(...w) - Math.min(...w) <= goal.within;
+    const mean = w.reduce((a, v) => a + v, 0) / w.length;
+    if (goal.kind === "even") return Math.max(...w.map((v) => Math.abs(v - mean))) <= goal.within;
     return false;
   };
 
@@ -61,6 +62,7 @@
     const my = keys.reduce((a, k) => a + k[1], 0);
     let q = presets[0].slice();
     let timer;
+    let last = [];
 
     const pt = (x, y) => [ox + unit * x, oy - unit * y];
     // As figures._arrow: the shaft's end and the head's points of an arrow from [0, 0] to [x, y].
@@ -143,11 +145,20 @@
       timer = setTimeout(() => {
         live.textContent = fill(text.live, "weights", labels.map((l, i) => `${l} ${fmt(weights[i])}`).join(text.sep));
       }, 400);
-      check(weights);
+      last = weights;
     };
-    // A task is ticked once the reader's query and multiplier meet its goal, and stays ticked; a screen reader
-    // hears it at once (the tasks' own live region), and reads "(done)" after it in the list.
-    const check = (weights) => {
+    // A task is ticked when the reader lets go (pointer up, a key, a preset, the multiplier set) of a query and
+    // multiplier that meet its goal, so a drag that only passes through ticks nothing; it stays ticked and says
+    // why it holds. A screen reader hears it at once (the tasks' own live region), and "(done)" after it.
+    const why = (goal, w) => {
+      const mean = w.reduce((a, v) => a + v, 0) / w.length;
+      const [at, than] = [goal.at ?? 0, goal.than ?? 0]; // the numbers a goal of another kind does not have
+      const words = { label: labels[at], weight: fmt(w[at]), value: fmt(goal.value ?? 0), other: labels[than],
+        other_weight: fmt(w[than]), mean: fmt(mean), within: fmt(goal.within ?? 0) };
+      return Object.entries(words).reduce((t, [k, v]) => fill(t, k, v), text.why[goal.kind]);
+    };
+    const check = () => {
+      const weights = last;
       const now = [];
       goals.forEach((goal, i) => {
         if (done[i] || !tasks[i] || !met(goal, weights)) return;
@@ -158,7 +169,10 @@
         const said = document.createElement("span");
         said.className = "lesson-qk__sr";
         said.textContent = ` ${text.done}`;
-        item.append(said);
+        const reason = document.createElement("span");
+        reason.className = "lesson-qk__why";
+        reason.textContent = why(goal, weights);
+        item.append(said, reason);
         now.push(fill(text.news, "task", item.querySelector(".lesson-qk__text").textContent));
       });
       if (now.length) news.textContent = now.join(" ");
@@ -190,11 +204,17 @@
     handle.addEventListener("touchstart", (ev) => ev.preventDefault(), { passive: false });
     svg.addEventListener("pointermove", (ev) => ev.pointerId === dragging && fromPointer(ev));
     const stop = (ev) => {
-      if (ev.pointerId === dragging) dragging = null;
+      if (ev.pointerId === dragging) {
+        dragging = null;
+        check();
+      }
     };
     svg.addEventListener("pointerup", stop);
     svg.addEventListener("pointercancel", stop);
-    svg.addEventListener("click", fromPointer);
+    svg.addEventListener("click", (ev) => {
+      fromPointer(ev);
+      check();
+    });
     handle.addEventListener("keydown", (ev) => {
       const d = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }[ev.key];
       const s = (ev.shiftKey ? 5 : 1) / grid;
@@ -203,14 +223,17 @@
       else if (ev.key === "Home") moveTo(...presets[0]);
       else return;
       ev.preventDefault();
+      check();
     });
     buttons.forEach((b, i) =>
       b.addEventListener("click", () => {
         q = presets[i].slice();
         draw();
+        check();
       }),
     );
     input.addEventListener("input", draw);
+    input.addEventListener("change", check);
 
     handle.setAttribute("tabindex", "0");
     [input, ...buttons].forEach((el) => {
@@ -319,6 +342,26 @@
       }
     });
   };
+  // ---------------------------------------------------------------------------------- the quiz's answers
+  // The reader's number against the run's (figures.py, _answer): right or wrong, then the explanation opens.
+  document.querySelectorAll("form.lesson-answer").forEach((form) => {
+    const { value, within, shown, right, wrong } = JSON.parse(form.dataset.answer);
+    const input = form.querySelector("input");
+    const result = form.querySelector(".lesson-answer__result");
+    form.hidden = false;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const typed = Number(input.value.trim().replace(/[,，]/, ".").replace(/[０-９．]/g,
+        (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
+      if (!input.value.trim() || Number.isNaN(typed)) return input.focus();
+      const ok = Math.abs(typed - value) <= within + 1e-9;
+      result.textContent = fill(ok ? right : wrong, "value", shown);
+      result.dataset.right = String(ok);
+      const next = form.nextElementSibling;
+      if (next && next.tagName === "DETAILS") next.open = true;
+    });
+  });
+
   // Material puts each code block's copy button in a <nav> of its own: a page with several listings would have as
   // many unnamed navigation landmarks (axe: landmark-unique), none of them a way around the site. role="none"
   // (allowed on nav) leaves the buttons as they are and takes the landmarks away.
