@@ -91,9 +91,13 @@ def printed_dicts(text: str) -> list[list[tuple[str, str]]]:
 
 
 def table_rows(text: str) -> list[list[str]]:
-    """The body rows of the Markdown table a listing printed (its header and separator left out)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
-    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+    """The body rows of the first Markdown table a listing printed (its header and separator left out): a page
+    may show another listing after it, printed after it in the terminal lesson."""
+    table = re.search(r"(?:^[ \t]*\|.*\n?)+", text, re.M)
+    lines = table[0].strip().splitlines() if table else []
+    rules = [n for n, line in enumerate(lines) if re.fullmatch(r"\|[-:| ]+\|", line.strip())]
+    lines = lines[:rules[1] - 1] if len(rules) > 1 else lines  # a second table right after it: its header
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines[2:]]
 
 
 def check_averaging(text: str) -> None:
