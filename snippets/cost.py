@@ -23,7 +23,9 @@ def seconds(f, *args):  #@save
     return min(timeit.repeat(lambda: f(*args), number=1, repeat=10, timer=clock))  # 10 回測って最も速い回
 
 def peak_mib(f, *args):  #@save
-    with profile(profile_memory=True) as prof:  # テンソルの確保と解放を、起きた順にすべて記録する
+    # テンソルの確保と解放を、起きた順にすべて記録する（端末に profiler_start と
+    # profiler_stop が出ることがある：環境変数 KINETO_LOG_LEVEL=6 で出なくなる）
+    with profile(profile_memory=True) as prof:
         f(*args)
     live = peak = 0
     for event in prof.function_events:
@@ -38,9 +40,11 @@ def slope(lengths, values):
 
 torch.set_num_threads(1)  # 1 スレッドで測る：ほかの処理とコアを取り合っても、時間が揺れにくい
 W_q, W_k, W_v = (torch.randn(16, 8) / math.sqrt(16) for _ in range(3))
-print("| T | 時間 ms（ヘッド） | 時間 ms（SDPA） | ピークメモリ MiB（ヘッド） | ピークメモリ MiB（SDPA） |")
+print("| T | ヘッド ms | SDPA ms | ヘッド MiB | SDPA MiB |")  # 時間とピークメモリ
 print("|:---|---:|---:|---:|---:|")
-attention_head(torch.randn(4096, 16), W_q, W_k, W_v)  # 測る前に一度、どれよりも長い系列で計算しておく
+# 測る前に一度、どれよりも長い系列で計算しておく：一度確保して解放した大きなメモリは
+# 使い回されるので、測るたびに OS からメモリを受け取る時間が加わらない
+attention_head(torch.randn(4096, 16), W_q, W_k, W_v)
 table = {}
 for T in [256, 512, 1024, 2048]:  # 長さを倍々にする
     x = torch.randn(T, 16)
