@@ -402,8 +402,8 @@ def _answer(d: _Decl, ident: str) -> str:
             "wrong": d.ui["answer_wrong"]}
     return (f'<form class="lesson-answer" data-answer="{_json(data)}" hidden>\n<label for="{ident}">'
             f'{_esc(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
-            f'autocomplete="off" size="8"> <button type="submit" class="md-button">{_esc(d.ui["answer_check"])}'
-            '</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
+            f'autocomplete="off" size="8"> <button type="submit" class="md-button md-button--primary">'
+            f'{_esc(d.ui["answer_check"])}</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
 
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
