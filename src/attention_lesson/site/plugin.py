@@ -44,9 +44,7 @@ from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
-NOT_DOWNLOADED = {"attention.py"}
-"""Listings published for download are the ones a reader runs with torch alone; the terminal lesson needs the
-repository."""
+NOT_DOWNLOADED = {"attention.py"}  # the terminal lesson needs the repository: every other listing is downloadable
 
 
 class LessonConfig(Config):
@@ -91,9 +89,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.command = command
 
     def on_shutdown(self) -> None:
-        """The end of the command (MkDocs calls it in a ``finally``). A build stopped by Ctrl-C, its KeyboardInterrupt
-        on its way out, leaves no half-built folder (the last site is whole) and exits 130, as a command stopped
-        by Ctrl-C does (Click would print "Aborted!" and exit 1)."""
+        """The command's end (in MkDocs' ``finally``). A build stopped by Ctrl-C leaves no half-built folder and
+        exits 130, as a command stopped by Ctrl-C does (Click would print "Aborted!" and exit 1)."""
         if self.building is not None:
             shutil.rmtree(self.building, ignore_errors=True)
             self.building = self.published = None
@@ -392,8 +389,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return html_text
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """The page as it is written: a Japanese page is kept, a translated page is checked against it
-        (:mod:`boundary`). Every page of every language is written through here."""
+        """Every page as written: a Japanese one is kept, a translated one checked against it (:mod:`boundary`)."""
         src = page.file.src_uri
         if self.lang == SOURCE_LANG:
             self.site.published[src] = output
@@ -405,8 +401,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return boundary.REFUSED if refused else output
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Under `mkdocs serve`, keep the other languages' pages out of MkDocs' clean-up (it spares hidden
-        folders): a language whose sources did not change is put back as it was (see on_post_build)."""
+        """Under `mkdocs serve`, other languages' pages are hidden from MkDocs' clean-up (see _language)."""
         if self.parent is None and self.published is not None:
             self.warnings.counts.clear()
             logging.getLogger("mkdocs").addHandler(self.warnings)
@@ -434,9 +429,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 self._publish(config)
 
     def _language(self, config: MkDocsConfig, code: str, folder: Path | None = None) -> None:
-        """Build one more language folder into ``site/<code>/`` in this process, from the same runs (under `mkdocs
-        serve`, put it back as it was if nothing it is made of changed). MkDocs keeps one instance of a plugin with
-        ``on_startup`` per process, so the language's build gets this very instance: its state is put back after."""
+        """Build one more language into ``site/<code>/`` from the same runs (serve: kept if nothing of it changed).
+        MkDocs keeps one instance of a plugin with ``on_startup`` per process: its state is put back after."""
         kept, mark = Path(config.site_dir) / f".{code}", ""
         if self.command == "serve":
             mark = render.fingerprint(self.site.project, code, self.site.runs, dict(self.config))
@@ -464,8 +458,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             self.fingerprints[code] = mark
 
     def on_build_error(self, *, error: Exception) -> None:
-        """Every failed build ends here, whoever could not write (the store, notebooks, search words, mkdocs-jupyter,
-        MkDocs, the swap): the half-built folder goes, and a full or unwritable disk is one line, not a traceback."""
+        """Every failed build ends here: the half-built folder goes, a full or unwritable disk is one line."""
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         site = self.published
         if self.published is not None and self.building is not None:
@@ -478,8 +471,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                                                 "disk space, or make the folder writable)")) from None
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
-        """Watch docs/, every language's folder, instead of the one MkDocs watches (watching it too, docs/ja/ for
-        one, an edit could build twice); on Linux, learn of edits from the system (`watch.Edits`)."""
+        """Watch all of docs/ instead of docs/ja/ (not both: an edit would build twice); on Linux, `watch.Edits`."""
         docs, moved = str(self.site.project.docs), []
         server.unwatch(config.docs_dir)
         if sys.platform.startswith("linux"):
