@@ -12,7 +12,8 @@ for d in [16, 64, 256, 1024]:
     sizes = []
     for s in (scores, scores / math.sqrt(d)):
         s.requires_grad_()
-        F.softmax(s, dim=-1)[:, :, 0].sum().backward()  # 最初の重みを微分する
+        # 最初の重みを微分する
+        F.softmax(s, dim=-1)[:, :, 0].sum().backward()
         sizes.append(s.grad.abs().mean().item())
     gradients[d] = sizes
     print(f"| {d} | {sizes[0]:.4f} | {sizes[1]:.4f} |")

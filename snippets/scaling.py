@@ -9,14 +9,16 @@ def scaling_study(d, n=2000, T=5):  #@save
     # ランダムな d 次元のベクトルの組 n 個で、内積の標準偏差を測る
     a, b = torch.randn(n, d), torch.randn(n, d)
     dot_std = (a * b).sum(dim=1).std().item()
-    # ランダムな T×T のスコア表 n 枚で、各行の最大の重みの平均を、√d で割る前と後で測る
+    # ランダムな T×T のスコア表 n 枚で、各行の最大の重みの平均を、
+    # √d で割る前と後で測る
     scores = torch.randn(n, T, d) @ torch.randn(n, T, d).transpose(1, 2)
     unscaled = F.softmax(scores, dim=-1).amax(dim=-1).mean().item()
     scaled = F.softmax(scores / math.sqrt(d), dim=-1).amax(dim=-1).mean().item()
     return dot_std, unscaled, scaled
 
 rows = {d: scaling_study(d) for d in [16, 64, 256, 1024]}
-print("| d | 内積の標準偏差 | √d | 各行の最大の重みの平均（スケーリングなし） | 同（√d で割った後） |")
+print("| d | 内積の標準偏差 | √d | 最大の重みの平均 | √d で割った後 |")
 print("|:---|---:|---:|---:|---:|")
 for d, (dot_std, unscaled, scaled) in rows.items():
-    print(f"| {d} | {dot_std:.2f} | {math.sqrt(d):.2f} | {unscaled:.2f} | {scaled:.2f} |")
+    print(f"| {d} | {dot_std:.2f} | {math.sqrt(d):.2f} "
+          f"| {unscaled:.2f} | {scaled:.2f} |")

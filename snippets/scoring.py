@@ -2,8 +2,9 @@ import torch
 import torch.nn.functional as F
 
 
-def rounded(values):  # 文字ごとの値を小数点以下 2 桁で、レッスンと同じ形で表示する
-    return {w: round(v, 2) for w, v in zip("床前明月光", values.tolist(), strict=True)}
+def rounded(values):  # 文字ごとの値を、小数点以下 2 桁に丸める
+    return {w: round(v, 2)
+            for w, v in zip("床前明月光", values.tolist(), strict=True)}
 
 k = torch.tensor([[0.1, 0.9],   # 床：場所
                   [0.0, 1.0],   # 前：方角
@@ -18,6 +19,6 @@ scores = k @ q_guang
 weights = F.softmax(scores, dim=-1)
 weights_x5 = F.softmax(scores * 5, dim=-1)  # スコアを 5 倍してから softmax
 
-print("「光」の各文字へのスコア：", rounded(scores))
-print("softmax 後の重み：", rounded(weights))
-print("スコアを 5 倍にしてから softmax：", rounded(weights_x5))
+print("「光」のスコア：", rounded(scores))
+print("重み：", rounded(weights))
+print("×5 の重み：", rounded(weights_x5))
