@@ -28,7 +28,9 @@ print("PyTorch の scaled_dot_product_attention との最大の差",
 # --8<-- [start:mask]
 mask = torch.ones(T, T, dtype=torch.bool).tril()
 # 「完全なアテンションヘッド」のマスクあり
-masked = F.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ v
+masked_scores = scores.masked_fill(~mask, float("-inf"))
+masked = F.softmax(masked_scores, dim=-1) @ v
 change = (out - masked).abs().amax(dim=1)
-print("マスクの有無による出力の差（位置ごと）：", rounded(change))
+print("マスクの有無による出力の差（位置ごと）：")
+print(rounded(change))
 # --8<-- [end:mask]

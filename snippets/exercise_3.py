@@ -13,12 +13,15 @@ W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model)
                  for _ in range(3))
 # この計算に CPU が使った時間を測る（ほかの処理を待つ間は数えない）
 # Windows の process_time は粗すぎる
-clock = time.perf_counter if sys.platform == "win32" else time.process_time
+clock = time.process_time
+if sys.platform == "win32":
+    clock = time.perf_counter
 
 def head(x):  # 「完全なアテンションヘッド」の節と同じ計算
     q, k, v = x @ W_q, x @ W_k, x @ W_v
     mask = torch.ones(len(x), len(x), dtype=torch.bool).tril()
-    scores = (q @ k.T / math.sqrt(d_head)).masked_fill(~mask, float("-inf"))
+    scores = q @ k.T / math.sqrt(d_head)
+    scores = scores.masked_fill(~mask, float("-inf"))
     return F.softmax(scores, dim=-1) @ v
 
 # 測る前に一度、どれよりも長い系列で計算しておく
@@ -44,7 +47,8 @@ for T in [256, 512, 1024, 2048]:
 log_T = torch.tensor(list(times)).log()
 log_time = torch.tensor(list(times.values())).log()
 dx, dy = log_T - log_T.mean(), log_time - log_time.mean()
-slope = ((dx * dy).sum() / (dx * dx).sum()).item()  # 最小二乗法の直線の傾き
+# 最小二乗法で当てはめた直線の傾き
+slope = ((dx * dy).sum() / (dx * dx).sum()).item()
 print("指数（T の何乗で増えるか）", f"{slope:.1f}")
 print("T が倍になるたびに、時間は", f"×{2 ** slope:.1f}")
 # --8<-- [end:exponent]

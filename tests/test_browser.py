@@ -160,6 +160,7 @@ class Visit:
     text: str = ""
     axe: list[str] = field(default_factory=list)  # axe-core's violations, in each palette and width
     covered: set[str] = field(default_factory=set)  # code under a copy button on a phone: each block's first line
+    wide: set[str] = field(default_factory=set)  # code wider than its block on a 1280 px screen: its longest line
 
     def trouble(self) -> list[str]:
         return self.console + self.errors + self.dialogs
@@ -243,6 +244,10 @@ COVERED = """() => [...document.querySelectorAll("pre > code")].flatMap((code) =
     return [...buttons].filter((b) => b.offsetParent && under(b)).map(() => code.textContent.split("\\n")[0]);
 })"""
 """The first line of each code block whose text a copy button covers (a phone shows the buttons always)."""
+WIDE = """() => [...document.querySelectorAll(".md-typeset pre > code, .jp-InputArea pre, .jp-OutputArea pre")]
+    .filter((code) => code.scrollWidth > code.clientWidth + 1)
+    .map((code) => code.textContent.split("\\n").reduce((a, line) => (line.length > a.length ? line : a), ""))"""
+"""The longest line of each code block a reader must scroll sideways to read whole."""
 NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation: none !important; }"
 """Material fades colours in over 250 ms: without this, a palette switched just before a run is measured midway."""
 
@@ -258,6 +263,7 @@ def audit(tab: Page, visit: Visit) -> Generator[None]:
         yield
         visit.axe += [f"{scheme} {width} px: {found}" for found in tab.evaluate("() => window.lessonAxe")]
         visit.covered |= set(tab.evaluate(COVERED)) if width < 600 else set()
+        visit.wide |= set(tab.evaluate(WIDE)) if width == 1280 else set()
 
 
 @pytest.fixture(scope="module")
@@ -326,6 +332,7 @@ EVERY_PAGE: dict[str, Callable[[Visit, str], list[str]]] = {  # one property eac
     "no-traceback-or-template": lambda v, url: [v.text[max(0, i - 40):i + 40] for word in ("Traceback", "{{")
                                                  if (i := v.text.find(word)) >= 0],
     "nothing-under-a-copy-button": lambda v, url: sorted(v.covered),
+    "code-read-whole-at-1280-px": lambda v, url: sorted(v.wide),
     "axe": lambda v, url: v.axe,  # WCAG A and AA and axe's best practices, in both palettes, 1280 and 390 px wide
     "switcher-links-the-same-page": lambda v, url: [] if v.switcher == (want := {
         code: url + prefix(code) + v.path for code in LANGS}) else [f"links {v.switcher}, expected {want}"],
