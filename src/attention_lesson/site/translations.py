@@ -67,10 +67,11 @@ def _last_changes(root: Path) -> dict[str, int]:
     return changes
 
 
-def page_states(project: Project, lang: str, changes: dict[str, int], words: strings.Strings) -> dict[str, str]:
+def page_states(project: Project, lang: str, changes: dict[str, int], words: strings.Strings,
+                texts: tuple[set[str], set[str]] | None = None) -> dict[str, str]:
     """Each Japanese page's state in `lang`: translated, outdated (the Japanese changed since), partial (its code
-    shows a comment or printed string not yet translated) or missing."""
-    pending = set().union(*pending_strings(project, words).values()) if lang != SOURCE_LANG else set()
+    shows a comment or printed string not yet translated) or missing. `texts`: :func:`_code_texts`, if known."""
+    pending = set().union(*pending_strings(project, words, texts).values()) if lang != SOURCE_LANG else set()
 
     def state(page: str) -> str:
         if lang != SOURCE_LANG and not (project.docs / lang / page).is_file():
@@ -107,10 +108,11 @@ def _code_texts(project: Project) -> tuple[set[str], set[str]]:
     return comments, literals
 
 
-def pending_strings(project: Project, words: strings.Strings) -> dict[str, list[str]]:
+def pending_strings(project: Project, words: strings.Strings,
+                    texts: tuple[set[str], set[str]] | None = None) -> dict[str, list[str]]:
     """The comments and printed strings of snippets/ this language has not translated yet: missing, or still the
     Japanese text (which Chinese may keep where it has no kana)."""
-    comments, literals = _code_texts(project)
+    comments, literals = texts or _code_texts(project)
     same_script = words.lang.split("-")[0] == "zh"
 
     def pending(table: dict[str, str], text: str) -> bool:
@@ -135,7 +137,8 @@ def status_markdown(project: Project, words: dict[str, strings.Strings], lang: s
     ui = words[lang].ui
     codes = list(words)
     changes = _last_changes(project.root)
-    table = {code: page_states(project, code, changes, words[code]) for code in codes}
+    texts = _code_texts(project)  # once for every language (serve builds this page at every edit)
+    table = {code: page_states(project, code, changes, words[code], texts) for code in codes}
 
     def cell(text: str) -> str:
         return html.escape(text).replace("|", "&#124;")
