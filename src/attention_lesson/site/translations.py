@@ -78,8 +78,8 @@ def page_states(project: Project, lang: str, changes: dict[str, int], words: str
             return "missing"
         if changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0:
             return "outdated"
-        code = _code(project, page)
-        shown = {*strings.comments_of(code), *strings.literals_of(code)} if pending and code else set()
+        code = _code(project, page) if pending else ""  # reading a page's code only where something is pending
+        shown = {*strings.comments_of(code), *strings.literals_of(code)} if code else set()
         return "partial" if shown & pending else "translated"
 
     return {page: state(page) for page in project.pages(SOURCE_LANG)}
