@@ -4,7 +4,7 @@ median of --repeat runs (default 3); builds are judged by their median over the 
 (interleaved run by run), so that the figures compare across machines. Standard library only.
 
 floor    plain Material (search, mkdocs.yml's markdown_extensions by name) on each language folder, summed
-cold     `python .ci/env mkdocs build --strict` with an empty results store (LESSON_STORE)    <= 3.5 x floor (the trained section trains a model)
+cold     `python .ci/env mkdocs build --strict` with an empty results store (LESSON_STORE)    <= 3.5 x floor
 rebuild  the same build again, its store now warm                                              <= 1.5 x floor
 serve    `python .ci/env mkdocs serve`: a marker line appended to docs/ja/values.md until /values/ shows it  <= 1 s
 sfloor   the same edits under plain Material's `mkdocs serve` of docs/ja/ (the floor's configuration): not budgeted
@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# cold: 3.5, as issue 44 set it for a lesson whose trained page trains a model at every cold build
 BUDGETS = {"floor": None, "cold": 3.5, "rebuild": 1.5, "serve": 1.0, "sfloor": None, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
 ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
