@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# cold: 3.5, as issue 44 set it for a lesson whose trained page trains a model at every cold build
+# cold: 3.5, for a lesson whose trained page trains a model at every cold build
 BUDGETS = {"floor": None, "cold": 3.5, "rebuild": 1.5, "serve": 1.0, "sfloor": None, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
 ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
