@@ -59,6 +59,7 @@ for T in [256, 512, 1024, 2048]:  # 長さを倍々にする
     table[T] += [peak_mib(f, x, W_q, W_k, W_v)  # MiB
                  for f in (attention_head, sdpa)]
     print(f"| {T} |", " | ".join(f"{value:.2f}" for value in table[T]), "|")
+
 exponents = [slope(list(table), [row[i] for row in table.values()])
              for i in range(4)]  # すべての長さを使う
 print("| 指数（T の何乗で増えるか） |",

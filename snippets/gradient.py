@@ -11,7 +11,7 @@ for d in [16, 64, 256, 1024]:
     scores = torch.randn(2000, 5, d) @ torch.randn(2000, 5, d).mT
     sizes = []
     for s in (scores, scores / math.sqrt(d)):
-        s.requires_grad_()
+        s.requires_grad = True
         # 最初の重みを微分する
         F.softmax(s, dim=-1)[:, :, 0].sum().backward()
         sizes.append(s.grad.abs().mean().item())

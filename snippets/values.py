@@ -13,5 +13,6 @@ v = torch.tensor([[0.0, 1.0],    # 床：場所だけ
                   [0.5, 0.0]])   # 光：少し明るさ
 for c, w, v_c in zip("床前明月光", weights, v):
     print(c, f"{w:.2f} × {v_c.tolist()}")
+
 output = weights @ v  # 重みで v を足し合わせる：Σ 重み × v
 print("「光」の出力：", [round(x, 2) for x in output.tolist()])

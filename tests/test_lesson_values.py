@@ -15,6 +15,7 @@ nav that show a listing, each under the page's own title, and print the same val
 from __future__ import annotations
 
 import ast
+import code
 import dataclasses
 import functools
 import re
@@ -378,3 +379,27 @@ def test_a_pages_claims_hold_for_other_seeds(page: str, session: str, seed: int)
     failed = [(s.where, r["claim"]) for s, r in zip(reseeded, execute(reseeded, Limits(), PROJECT.snippets),
                                                      strict=True) if s.kind == "claim" and r.get("claim")]
     assert not failed, f"docs/ja/{page}, with torch.manual_seed({seed}): claims that no longer hold: {failed}"
+
+
+class PastedPrompt(code.InteractiveConsole):
+    """Python's interactive prompt, compiling each line pasted into it as it does, running nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[str] = []
+
+    def runcode(self, compiled: object) -> None:
+        pass
+
+    def showsyntaxerror(self, *args: object, **kwargs: object) -> None:
+        self.errors.append(str(sys.exc_info()[1]))
+
+
+@pytest.mark.parametrize("name", INCLUDED)
+def test_listing_pasted_into_an_interactive_prompt_reads_as_one_program(name: str) -> None:
+    """A reader pastes a listing into `python` or a notebook: a block followed at once by unindented code is a
+    syntax error at the prompt, though the file runs."""
+    prompt = PastedPrompt()
+    for line in [*(ROOT / "snippets" / name).read_text(encoding="utf-8").splitlines(), ""]:
+        prompt.push(line)
+    assert not prompt.errors, f"snippets/{name}, pasted at the >>> prompt: {prompt.errors}"
