@@ -251,8 +251,8 @@ def _hostile_copy(tmp: Path) -> tuple[Path, dict[str, str]]:
         elif where == "notebook":
             at = next(n for n, row in enumerate(rows) if row.startswith("# %%") and "[markdown]" in row)
             rows[at + 1:at + 1] = [f"# {row}".rstrip() for row in text.split("\n")]
-        else:
-            rows += ["", *text.split("\n"), ""]
+        else:  # after a paragraph of its own: a page ending in a list would take the case into its last item
+            rows += ["", "·", "", *text.split("\n"), ""]
         path.write_text("\n".join(rows), encoding="utf-8", newline="")
         files[case] = f"docs/{code}/{page}"
     return project, files
