@@ -78,21 +78,21 @@ def page_states(project: Project, lang: str, changes: dict[str, int], words: str
             return "missing"
         if changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0:
             return "outdated"
-        code = _code(project, page) if pending else ""  # reading a page's code only where something is pending
-        shown = {*strings.comments_of(code), *strings.literals_of(code)} if code else set()
-        return "partial" if shown & pending else "translated"
+        return "partial" if pending and _shown(project, page) & pending else "translated"  # code read if need be
 
     return {page: state(page) for page in project.pages(SOURCE_LANG)}
 
 
-def _code(project: Project, page: str) -> str:
-    """The code a Japanese page shows: its includes, expanded (none if one is broken: the build says so)."""
+def _shown(project: Project, page: str) -> set[str]:
+    """The comments and printed strings of the code a Japanese page shows (none if an include is broken or its
+    code does not parse: the build says so)."""
     try:
         scanned = project.read(SOURCE_LANG, page)
-        return "\n".join(source.expand(text, project.snippets, f"{scanned.path}:{n}")[0]
+        code = "\n".join(source.expand(text, project.snippets, f"{scanned.path}:{n}")[0]
                          for n, text in scanned.includes)
+        return {*strings.comments_of(code), *strings.literals_of(code)}
     except (source.SourceError, SyntaxError, ValueError):
-        return ""
+        return set()
 
 
 def _code_texts(project: Project) -> tuple[set[str], set[str]]:
