@@ -27,7 +27,7 @@ import yaml
 from conftest import PROJECT, ROOT, languages, run
 
 from attention_lesson.site import source
-from attention_lesson.site.plugin import NOT_DOWNLOADED
+from attention_lesson.site.prepare import NOT_DOWNLOADED
 from attention_lesson.site.run import Limits, execute
 from attention_lesson.site.strings import literals_of
 

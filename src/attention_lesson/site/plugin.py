@@ -12,7 +12,6 @@ Its options are in mkdocs.yml, with every environment variable the build reads.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import html
 import logging
 import os
@@ -23,7 +22,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import markdown_exec
 from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
@@ -34,17 +32,15 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import CountHandler
 from pymdownx.slugs import slugify
-from pymdownx.superfences import SuperFencesException, highlight_validator
 
-from attention_lesson.site import boundary, figures, lesson, notebooks, publish, render, source, strings, translations
-from attention_lesson.site.lesson import SOURCE_LANG, PageRun, Project, Site
-from attention_lesson.site.run import BlockError, Limits, Runner, environment
+from attention_lesson.site import boundary, extension, prepare, publish, render, strings, translations
+from attention_lesson.site.lesson import SOURCE_LANG, Project, Site
+from attention_lesson.site.run import Limits
 from attention_lesson.site.store import Store, write_atomically
 from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
-NOT_DOWNLOADED = {"attention.py"}  # the terminal lesson needs the repository: every other listing is downloadable
 
 
 class LessonConfig(Config):
@@ -58,14 +54,22 @@ class LessonConfig(Config):
     max_output = config_options.Type(int, default=1_000_000)
 
 
-class FenceError(PluginError, SuperFencesException):
-    """A fence could not render: SuperFences passes a SuperFencesException on instead of swallowing it."""
+class FenceError(PluginError, extension.FenceError):
+    """A page could not render: MkDocs says a PluginError in one line."""
 
 
 def _fail(problems: list[str]) -> None:
-    """Stop the build, one line a problem, control characters escaped (a translator's text can be in them)."""
-    if problems:
-        raise PluginError("\n".join(dict.fromkeys(map(strings.printable, problems))))
+    with _stops():
+        prepare.stop(problems)
+
+
+@contextlib.contextmanager
+def _stops() -> Any:
+    """The build stopped by what :mod:`prepare` found, in MkDocs' words: one line a problem."""
+    try:
+        yield
+    except prepare.Stop as stop:
+        raise PluginError(str(stop)) from None
 
 
 class LessonPlugin(BasePlugin[LessonConfig]):
@@ -81,9 +85,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.warnings = CountHandler(level=logging.WARNING)  # a strict build swaps its site in only with none
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
-        self._cursor: dict[str, int] = {}
-        self._fence_lines: dict[str, list[int]] = {}
-        self._page: Page | None = None
+        self.lesson: extension.Lesson | None = None  # the Markdown extension rendering this language's pages
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
@@ -120,21 +122,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return config
 
     def _first_look(self, project: Project) -> Site:
-        """Every language folder checked, before any code runs: strings.yml and each translated page."""
-        problems, words = [], {}
-        for code in project.languages():  # Japanese first: every other language falls back on its words
-            if code != SOURCE_LANG and (found := lesson.folder_problems(project, code)):
-                problems += found  # nothing of the folder is read until it holds only its own
-                continue
-            try:
-                words[code] = project.strings(code, words.get(SOURCE_LANG))
-            except strings.StringsError as error:
-                problems += error.problems
-            problems += translations.code_problems(project, code, words)
-        for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
-            problems += lesson.include_problems(project, page)
-        _fail(problems)
-        return Site(project, project.languages(), words)
+        with _stops():
+            return prepare.check(project)
 
     def _configure(self, config: MkDocsConfig) -> None:
         """This language's build: its folder, its words in the theme, the switcher, search and snippets."""
@@ -187,14 +176,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)
         snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
         snippets.update(base_path=[str(project.root)], check_paths=True, restrict_base_path=True)
-        fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
-        fences[:] = [
-            {"name": "math", "class": "math", "format": render.math_fence},
-            {"name": "figure", "class": "figure", "format": self._figure},
-            {"name": "claim", "class": "claim", "format": self._claim,  # its options: retry, soft (source.steps)
-             "validator": lambda language, inputs, options, attrs, md: True},
-            {"name": "python", "class": "python", "validator": _accept_python, "format": self._python},
-        ]
+        config.mdx_configs.setdefault("pymdownx.superfences", {})["custom_fences"] = extension.fences()
+        self.lesson = extension.Lesson(self.site, lang, FenceError)
+        config.markdown_extensions.append(self.lesson)
 
     @property
     def _cache(self) -> Path:
@@ -224,162 +208,45 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if lang != SOURCE_LANG:  # one language alone: its pages are checked against the Japanese ones
                 with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
                     self._language(config, SOURCE_LANG, Path(folder))
-        own = {f.src_uri for f in files}
         if lang != SOURCE_LANG:  # every file MkDocs would publish from the folder is a translated page
             pages, folder = set(site.project.pages(SOURCE_LANG)), site.project.docs / lang
             _fail([f"docs/{lang}/{f.src_uri}: not a translation of a page of docs/{SOURCE_LANG}/: remove it"
                    for f in files if f.inclusion.is_included() and f.src_uri not in pages
                    and f.abs_src_path and Path(f.abs_src_path).is_relative_to(folder)])
-        self.fallbacks = set()
-        for page in site.project.pages(SOURCE_LANG):
-            if lang != SOURCE_LANG and page not in own:
-                files.append(File(page, str(site.project.docs / SOURCE_LANG), config.site_dir,
-                                  config.use_directory_urls))
-                self.fallbacks.add(page)
-        for page in [f.src_uri for f in files if f.src_uri.startswith(f"{lesson.NOTEBOOKS}/")
-                     and f.src_uri.endswith(".py")]:
-            files.remove(files.get_file_from_path(page))
-            files.append(self._notebook(page, config))
-        files.append(File.generated(config, translations.STATUS_PAGE,
-                                    content=translations.status_markdown(site.project, site.words, lang)))
-        for path in sorted(site.project.snippets.rglob("*")):  # each listing and its data, to download
-            # a README.md beside the data (its source, its licence) stays in the repository: MkDocs would make it a page
-            if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \
-                    and path.suffix != ".md":
-                uri = path.relative_to(site.project.root).as_posix()
-                files.append(File.generated(config, uri, content=strings.localize_source(  # as the pages show it
-                    path.read_text(encoding="utf-8"), site.words[lang])) if path.suffix == ".py" else
-                    File(uri, str(site.project.root), config.site_dir, config.use_directory_urls))
+        self.fallbacks = prepare.fallbacks(site, lang)
+        with _stops():
+            added = prepare.added(site, lang, self._cache / "notebooks")
+        for uri, content in added.items():
+            for old in {uri, uri.replace(".ipynb", ".py")} & {f.src_uri for f in files}:
+                files.remove(files.get_file_from_path(old))
+            files.append(File.generated(config, uri, content=content) if isinstance(content, str) else  # a file:
+                         File(uri, str(content.parents[uri.count("/")]), config.site_dir, config.use_directory_urls))
         return files
 
     def _run_everything(self) -> None:
-        site = self.site
         store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
                                                         else self._cache / "runs")
-        site.store = store
-        runner = Runner(store, environment(site.project.root), Limits(float(self.config.timeout),
-                                                                      self.config.max_output), site.stats,
-                        site.project.snippets)
-        problems = []
-        for page in site.project.pages(SOURCE_LANG):
-            try:
-                site.runs[page] = lesson.run_page(site.project, page, runner)
-            except (BlockError, source.SourceError) as error:
-                _fail([str(error)])
-            problems += lesson.claim_errors(site.project, page, site.runs[page])
-            problems += lesson.typed_numbers(site.project, page, site.runs[page])
-        _fail(problems)
-        if store is not None:
-            store.prune()  # entries no build has read for a month
-        notebooks.prune(self._cache / "notebooks")
-        if store is not None and store.unwritable:
-            print(f"WARNING  -  {store.unwritable}: results are not kept, so the next build runs everything "
-                  "again (make the folder writable, or set LESSON_STORE)", file=sys.stderr)
-        log.info("Ran %d sessions in %.1f s, %d taken from the store", site.stats.ran, site.stats.seconds,
-                 site.stats.reused)
-
-    def _notebook(self, page: str, config: MkDocsConfig) -> File:
-        """The executed notebook in place of its jupytext source."""
-        project, run, path = self.site.project, self.site.runs[page], self._path(page)
-        text = (project.root / path).read_text(encoding="utf-8")
-        ipynb = notebooks.executed(text, run, self.site.words[self.lang], project.snippets, path,
-                                   lambda cell: self._values(cell, run, path))
-        # one folder per content: builds that share the cache never write over each other's notebook
-        folder = self._cache / "notebooks" / hashlib.sha256(ipynb.encode()).hexdigest()[:32]
-        target = folder / page.replace(".py", ".ipynb")
-        notebooks.write(ipynb, target)
-        return File(target.relative_to(folder).as_posix(), str(folder), config.site_dir, config.use_directory_urls)
-
-    def _values(self, markdown: str, run: PageRun, where: str) -> str:
-        try:
-            return render.fill_values(markdown, run.values, where)
-        except source.SourceError as error:
-            _fail([str(error)])
+        limits = Limits(float(self.config.timeout), self.config.max_output)
+        with _stops():
+            log.info(prepare.run(self.site, store, limits, self._cache / "notebooks"))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
-        self._page, self._cursor, self._fence_lines = page, {}, {}
-        if src.endswith(".ipynb") or src == translations.STATUS_PAGE:
-            return markdown
-        where = self._path(src)
-        scanned = source.scan(markdown, where)
-        self._fence_lines = {"python": [f.line for f in scanned.fences if f.runs],
-                             "figure": [f.line for f in scanned.fences if f.lang == "figure"],
-                             "excerpt": [f.line for f in scanned.fences if "mark" in f.options and not f.runs]}
-        lines = markdown.splitlines(keepends=True)
-        run = self.site.runs.get(src, PageRun())
-        for number, _ in scanned.prose:
-            lines[number - 1] = self._values(lines[number - 1], run, f"{where}:{number}")
-        markdown = "".join(lines)
+        lesson = self.lesson
+        lesson.open("" if src.endswith(".ipynb") or src == translations.STATUS_PAGE else src, page.url,
+                    SOURCE_LANG if src in self.fallbacks else self.lang)
         if src in self.fallbacks:
             ui = self.site.words[self.lang].ui
             markdown = render.with_banner(markdown, page.url, ui, linked=not self.config.lang)
             page.edit_url = None  # there is no file of this language to edit yet
-        elif self.lang != SOURCE_LANG and page.meta:  # as MkDocs read it: with --- or without (MultiMarkdown)
-            self.site.refused.append(f"{where}:1: front matter ({', '.join(map(str, page.meta))}:) is not allowed in "
-                                     "a translation: start the page with its # title")
+        elif self.lang != SOURCE_LANG and page.meta and lesson.page:  # as MkDocs read it: with --- or without
+            self.site.refused.append(f"{lesson.path}:1: front matter ({', '.join(map(str, page.meta))}:) is not "
+                                     "allowed in a translation: start the page with its # title")
         return markdown
 
     def _path(self, src: str) -> str:
         """``docs/<code>/<page>`` of a page of this build (a fallback's is the Japanese one)."""
         return f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
-
-    def _next(self, kind: str) -> tuple[PageRun, int, str]:
-        """For the page's next fence of a kind: the page's run, the fence's number among that kind's and its
-        ``docs/<code>/<page>:<line>`` (as far as the page's text tells)."""
-        src, n = self._page.file.src_uri, self._cursor.get(kind, -1) + 1
-        lines, self._cursor[kind] = self._fence_lines.get(kind, []), n
-        where = f"{self._path(src)}:{lines[n]}" if n < len(lines) else self._path(src)
-        return self.site.runs.get(src, PageRun()), n, where
-
-    def _python(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
-                **kwargs: Any) -> str:
-        """A python fence: a block of the page's run (its output in this language), or code shown unrun."""
-        words = self.site.words[self.lang]
-        if not options.pop("lesson_run", False):
-            if marks := options.pop("lesson_mark", ""):  # lines by what they hold: an inserted line moves nothing
-                try:
-                    options["hl_lines"] = render.marked_lines(src, marks, self._next("excerpt")[2])
-                except source.SourceError as error:
-                    raise FenceError(strings.printable(str(error))) from None
-            shown = strings.localize_source(src, words)
-            return md.preprocessors["fenced_code_block"].highlight(src=shown, language=language, options=options,
-                                                                    md=md, **kwargs)
-        hidden = options.pop("lesson_hide", False)
-        run, n, where = self._next("python")
-        if n >= len(run.outputs) or render.lines(run.outputs[n]["code"]) != render.lines(src):
-            raise FenceError(strings.printable(f"{where}: this python block is not the Japanese page's block {n + 1}: "
-                                               "a translation shows the Japanese code and never runs its own"))
-        block = run.outputs[n]
-        if hidden or block["hidden"]:
-            return ""
-        escape = render.markdown_text if not options.get("result") and not options.get("html") else None
-        output = strings.localize_output(block["output"], block["literals"], words, escape)
-        shown = markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
-                                          transform_source=lambda code: (code, strings.localize_source(code, words)),
-                                          **options)
-        title = (options.get("extra") or {}).get("title", "") if options.get("source") else ""
-        return str(shown) + render.download_link(title, self._page.url, words.ui.get("download_listing", ""),
-                                                  self.site.project.root)
-
-    def _figure(self, src: str, language: str, css_class: str, options: dict[str, Any], md: Any,
-                **kwargs: Any) -> str:
-        run, n, where = self._next("figure")
-        if n >= len(run.figures):
-            raise FenceError(f"{where}: this figure is not on the Japanese page")
-        try:
-            text = source.figure_spec(source.Fence(0, "```", "figure", src), where)
-            data = dict(run.figures[n])
-            kind = str(data.pop("kind", ""))
-            text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
-            return figures.render(kind, data, text, self.site.words[self.lang].ui, f"fig-{n + 1}")
-        except (ValueError, source.SourceError) as error:
-            raise FenceError(strings.printable(f"{where}: {error}")) from None
-
-    def _claim(self, src: str, *args: Any, **kwargs: Any) -> str:
-        """Nothing when the claim holds (the build checked it); a soft claim this run does not bear out says so."""
-        run, n, _ = self._next("claim")
-        return render.unsure(self.site.words[self.lang].ui) if n < len(run.unsure) and run.unsure[n] else ""
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
@@ -486,14 +353,3 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             server.watch(path)
         return server
 
-
-def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any], attrs: dict[str, Any],
-                   md: Any) -> bool:
-    """Every python fence is this plugin's: a run one (markdown-exec's options), or one shown unrun."""
-    if inputs.get("exec", "").lower() in source.TRUE:
-        hidden = inputs.pop("hide", "").lower() in source.TRUE
-        markdown_exec.validator(language, inputs, options, attrs, md)
-        options.update(lesson_run=True, lesson_hide=hidden)
-        return True
-    mark = inputs.pop("mark", "")
-    return highlight_validator(language, inputs, options, attrs, md) and not options.update(lesson_mark=mark)
