@@ -74,7 +74,7 @@ def assert_ok(proc: subprocess.CompletedProcess) -> None:
 def copy_project(dest: Path) -> Path:
     """A copy of the project's sources (what git would check out, as they are now) in ``dest/project``."""
     target = dest / "project"
-    ignore = shutil.ignore_patterns(".cache", "__pycache__", "*.egg-info")
+    ignore = shutil.ignore_patterns(".cache", ".lesson-store", "__pycache__", "*.egg-info")
     for name in ("docs", "snippets", "mkdocs.yml", "pyproject.toml"):
         source = ROOT / name
         if source.is_dir():

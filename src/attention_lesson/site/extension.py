@@ -7,11 +7,13 @@ the language and the page, and :func:`fences` as SuperFences' ``custom_fences``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import markdown_exec
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
+from pymdownx.slugs import slugify
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
 from attention_lesson.site import figures, render, source, strings
@@ -147,6 +149,14 @@ def _accept_python(language: str, inputs: dict[str, str], options: dict[str, Any
         return True
     mark = inputs.pop("mark", "")
     return highlight_validator(language, inputs, options, attrs, md) and not options.update(lesson_mark=mark)
+
+
+def settings(root: Path, ui: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """What the lesson's pages need of other extensions, over mkdocs.yml's settings: their fences, their headings'
+    ids and permalinks, and includes from the project's files only."""
+    return {"toc": {"permalink_title": ui.get("permalink_title", ""), "slugify": slugify(case="lower")},
+            "pymdownx.snippets": {"base_path": [str(root)], "check_paths": True, "restrict_base_path": True},
+            "pymdownx.superfences": {"custom_fences": fences()}}
 
 
 def fences() -> list[dict[str, Any]]:

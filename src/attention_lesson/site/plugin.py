@@ -31,7 +31,6 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import CountHandler
-from pymdownx.slugs import slugify
 
 from attention_lesson.site import boundary, extension, prepare, publish, render, strings, translations
 from attention_lesson.site.lesson import SOURCE_LANG, Project, Site
@@ -41,6 +40,7 @@ from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
+STORE = ".lesson-store"  # the results store, unless LESSON_STORE names another folder
 
 
 class LessonConfig(Config):
@@ -157,9 +157,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
             if toggle and key and key in ui:
                 toggle["name"] = html.escape(ui[key])
-        toc = config.mdx_configs.setdefault("toc", {})
-        toc["permalink_title"] = ui.get("permalink_title", "")
-        toc["slugify"] = slugify(case="lower")
         logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese word splitter logs its start
         search = config.plugins.get("search") or config.plugins.get("material/search")
         if search is not None:
@@ -174,9 +171,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)
-        snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
-        snippets.update(base_path=[str(project.root)], check_paths=True, restrict_base_path=True)
-        config.mdx_configs.setdefault("pymdownx.superfences", {})["custom_fences"] = extension.fences()
+        for name, settings in extension.settings(project.root, ui).items():
+            config.mdx_configs.setdefault(name, {}).update(settings)
         self.lesson = extension.Lesson(self.site, lang, FenceError)
         config.markdown_extensions.append(self.lesson)
 
@@ -224,8 +220,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return files
 
     def _run_everything(self) -> None:
+        # the store is kept out of .cache/, which other tools' clean commands delete whole
         store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
-                                                        else self._cache / "runs")
+                                                        else self.site.project.root / STORE)
         limits = Limits(float(self.config.timeout), self.config.max_output)
         with _stops():
             log.info(prepare.run(self.site, store, limits, self._cache / "notebooks"))
