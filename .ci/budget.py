@@ -12,6 +12,9 @@ suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, its .
 audit    (--audit, alone) Lighthouse, mobile, on every language's notebook pages, judged by LHCI's assertions
          (AUDIT) and an uncompressed size of at most 150 KB; LHCI from npm into .cache/npm/lhci/
 
+--languages N measures a copy of the project with N language folders: the tree's, then copies of docs/en/ under
+more of Material's language codes (the build's cost grows with languages; the floor builds the same folders).
+
 Builds go to a temporary folder, never site/. Exit status 0: all within budget; 1: one over or failed; 2: usage.
 """
 
@@ -37,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BUDGETS = {"floor": None, "cold": 3.5, "rebuild": 1.5, "serve": 1.0, "sfloor": None, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
 ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
-EDITED, PAGE = ROOT / "docs" / "ja" / "values.md", "values/"
+EDITED, PAGE = Path("docs", "ja", "values.md"), "values/"  # in the measured project
+MORE = ["de", "fr", "es", "it", "pt", "ru", "ko", "nl", "pl", "sv", "tr", "uk", "vi"]  # codes Material translates
 NEW_GROUP = 0x200 if sys.platform == "win32" else 0  # Windows' CREATE_NEW_PROCESS_GROUP; POSIX: a new session
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("LESSON_")}  # all languages, default store
 LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # whatever http_proxy says
@@ -89,28 +93,42 @@ def timed(cmd: list[str], log: Path, timeout: float, cwd: Path = ROOT, env: dict
     return seconds
 
 
-def floor_once(work: Path) -> dict[str, list[float]]:
+def project_with(languages: int, work: Path) -> Path:
+    """The project (ROOT), or a copy of its sources with `languages` language folders in all."""
+    have = sorted(d.name for d in (ROOT / "docs").iterdir() if (d / "strings.yml").is_file())
+    if languages <= len(have):
+        return ROOT
+    copy = work / "project"
+    for name in ("docs", "snippets", "src"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    for code in [c for c in MORE if c not in have][:languages - len(have)]:
+        shutil.copytree(ROOT / "docs" / "en", copy / "docs" / code)
+    return copy
+
+
+def floor_once(work: Path, project: Path) -> dict[str, list[float]]:
     """One floor run: plain Material on each language folder, one build after another; the sum of seconds."""
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8") + "\n"
+    text = (project / "mkdocs.yml").read_text(encoding="utf-8") + "\n"
     block = re.search(r"^markdown_extensions:[^\n]*\n((?:[ \t#-].*\n|\n)*)", text, re.MULTILINE)
     items = re.findall(r"^([ \t]*)- *([\w.]+)", block.group(1) if block else "", re.MULTILINE)
     top = min((len(indent) for indent, _ in items), default=0)
     extensions = [name for indent, name in items  # top-level names: Python-Markdown's, PyMdown's, Material's
                   if len(indent) == top and ("." not in name or name.startswith(("pymdownx.", "material.")))]
     total = 0.0
-    for code in sorted(d.name for d in (ROOT / "docs").iterdir() if (d / "strings.yml").is_file()):
+    for code in sorted(d.name for d in (project / "docs").iterdir() if (d / "strings.yml").is_file()):
         config = work / f"floor-{code}.yml"  # JSON is YAML (sfloor serves floor-ja.yml)
         config.write_text(json.dumps({
-            "site_name": f"floor {code}", "docs_dir": str(ROOT / "docs" / code), "site_dir": str(work / "floor"),
+            "site_name": f"floor {code}", "docs_dir": str(project / "docs" / code), "site_dir": str(work / "floor"),
             "theme": {"name": "material", "language": code}, "plugins": ["search"],
             "markdown_extensions": extensions, "exclude_docs": "strings.yml\nnotebooks/*.py\n"}))
         total += timed([*ENV, "mkdocs", "build", "--quiet", "-f", str(config)], work / "floor.log", 600)
     return {"floor": [total]}
 
 
-def builds_once(work: Path, rebuild: bool) -> dict[str, list[float]]:
+def builds_once(work: Path, rebuild: bool, project: Path) -> dict[str, list[float]]:
     """The README's strict build with an empty results store, then (if rebuild) the same again."""
-    cmd = [*ENV, "mkdocs", "build", "--strict", "-d", str(work / "site")]
+    cmd = [*ENV, "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"), "-d", str(work / "site")]
     env = {**BASE_ENV, "LESSON_STORE": tempfile.mkdtemp(prefix="store-", dir=work)}
     times = {"cold": [timed(cmd, work / "cold.log", 1800, env=env)]}
     return times | ({"rebuild": [timed(cmd, work / "rebuild.log", 1800, env=env)]} if rebuild else {})
@@ -133,8 +151,9 @@ def wait_for(server: subprocess.Popen[bytes], log: Path, url: str, text: str, pr
         time.sleep(0.02)
 
 
-def serve_edits(work: Path, repeat: int, args: list[str]) -> list[float]:
+def serve_edits(work: Path, repeat: int, args: list[str], project: Path) -> list[float]:
     """In one `mkdocs serve`, repeat times: seconds from appending a marker line to EDITED until PAGE shows it."""
+    edited = project / EDITED
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -146,12 +165,12 @@ def serve_edits(work: Path, repeat: int, args: list[str]) -> list[float]:
             marker = f"budget-marker-{run + 1}-{time.time_ns()}"
             line = f"\n\n{marker}\n".encode()
             try:
-                EDITED.write_bytes(EDITED.read_bytes() + line)
+                edited.write_bytes(edited.read_bytes() + line)
                 began = time.perf_counter()
                 wait_for(server, log, base + PAGE, marker, True, 60)
                 times.append(time.perf_counter() - began)
             finally:  # always remove the line, ours only (someone else may edit the file meanwhile)
-                EDITED.write_bytes(EDITED.read_bytes().replace(line, b""))
+                edited.write_bytes(edited.read_bytes().replace(line, b""))
             wait_for(server, log, base + PAGE, marker, False, 60)  # the restored page
             time.sleep(0.5)
     finally:
@@ -195,14 +214,15 @@ def audit(work: Path) -> bool:
     return ok and all(page.stat().st_size <= 150 * 1024 for page in pages)
 
 
-def measure(only: set[str], repeat: int, work: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
+def measure(only: set[str], repeat: int, work: Path, project: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
     """The seconds of every run of the chosen measures, and why a measure failed (its runs end there)."""
     times: dict[str, list[float]] = {name: [] for name in BUDGETS if name in only}
     errors: dict[str, str] = {}
-    floor = ["-f", str(work / "floor-ja.yml")]
-    runs = [(["floor"], lambda: floor_once(work)), (["cold", "rebuild"], lambda: builds_once(work, "rebuild" in only))]
-    for names, once in runs * repeat + [(["serve"], lambda: {"serve": serve_edits(work, repeat, [])}),
-                                        (["sfloor"], lambda: {"sfloor": serve_edits(work, repeat, floor)}),
+    floor, lesson = ["-f", str(work / "floor-ja.yml")], ["-f", str(project / "mkdocs.yml")]
+    runs = [(["floor"], lambda: floor_once(work, project)),
+            (["cold", "rebuild"], lambda: builds_once(work, "rebuild" in only, project))]
+    for names, once in runs * repeat + [(["serve"], lambda: {"serve": serve_edits(work, repeat, lesson, project)}),
+                                        (["sfloor"], lambda: {"sfloor": serve_edits(work, repeat, floor, project)}),
                                         (["suite"], lambda: suite_runs(work, repeat))]:
         chosen = [name for name in names if name in only]
         if not chosen or any(name in errors for name in chosen):
@@ -243,6 +263,8 @@ def main() -> int:
                         help=f"comma-separated, from {','.join(BUDGETS)} (default all but suite)")
     parser.add_argument("--suite", action="store_true", help="also time the test suite in a fresh clone")
     parser.add_argument("--audit", action="store_true", help="instead, Lighthouse on the notebook pages")
+    parser.add_argument("--languages", type=int, default=0, metavar="N",
+                        help="measure a copy with N language folders (copies of docs/en/ added)")
     args = parser.parse_args()
     only = {name.strip() for name in args.only.split(",") if name.strip()} | ({"suite"} if args.suite else set())
     if not only or only - set(BUDGETS):
@@ -254,7 +276,10 @@ def main() -> int:
             return 0 if audit(Path(work)) else 1
         only |= {"sfloor"} if "serve" in only else set()
         only |= {"floor"} if only & {*PER_FLOOR, "sfloor"} else set()  # multiples of it; sfloor serves its config
-        return 0 if report(*measure(only, args.repeat, Path(work))) else 1
+        project = project_with(args.languages, Path(work))
+        print(f"[budget] {len(list(project.glob('docs/*/strings.yml')))} language folders in {project}",
+              file=sys.stderr)
+        return 0 if report(*measure(only, args.repeat, Path(work), project)) else 1
 
 
 if __name__ == "__main__":

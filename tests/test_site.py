@@ -200,8 +200,24 @@ def test_sitemap_and_404_page_per_language(site: Path, lang: str) -> None:
     prefix = "/" if lang == "ja" else f"/{lang}/"  # served at any depth, it links absolutely, into its language
     links = re.findall(r'(?:href|src)="(/[^"]*)"', raw)
     switcher = {"/", *(f"/{code}/" for code in languages())}  # the other languages' home pages
-    stray = sorted({link for link in links if not link.startswith(prefix) and link not in switcher})
+    stray = sorted({link for link in links if not link.startswith((prefix, "/assets/")) and link not in switcher})
     assert links and not stray, f"{lang}: 404 page links {stray}"
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_assets_are_the_sites_once_and_every_page_finds_them(site: Path, lang: str) -> None:
+    """The theme's and the lesson's assets are under the site's root only, so switching language downloads none
+    again; every stylesheet, script, icon and search worker a page of any language names is there."""
+    folder, others = root(site, lang), {site / code for code in languages()[1:]} - {root(site, lang)}
+    assert (folder / "assets").is_dir() == (lang == languages()[0]), f"{lang}: a folder of assets of its own"
+    found = 0
+    for page in (p for p in folder.rglob("*.html") if not any(p.is_relative_to(o) for o in others)):
+        text = page.read_text(encoding="utf-8")
+        for link in re.findall(r'(?:href=|src=|"search": )"([^"#?]*assets/[^"#?]*)', text):
+            target = site / link.lstrip("/") if link.startswith("/") else page.parent / link
+            assert target.resolve().is_file(), f"{page.relative_to(site)}: {link} is not in the site"
+            found += 1
+    assert found, f"{lang}: no page names an asset"
 
 
 @pytest.mark.parametrize("lang", languages())

@@ -12,16 +12,21 @@ Its options are in mkdocs.yml, with every environment variable the build reads.
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import html
 import logging
 import os
+import posixpath
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from jinja2 import pass_context
 from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
@@ -40,6 +45,7 @@ from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
 NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
+ASSETS = "assets/"  # the theme's and the lesson's: under the site's root only, for every language
 STORE = ".lesson-store"  # the results store, unless LESSON_STORE names another folder
 
 
@@ -85,6 +91,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.warnings = CountHandler(level=logging.WARNING)  # a strict build swaps its site in only with none
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
+        self.project: Project | None = None
         self.lesson: extension.Lesson | None = None  # the Markdown extension rendering this language's pages
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -110,8 +117,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         changed = [path for path, stamp in now.items() if self.loaded.get(path) != stamp]
         if changed:  # imported modules cannot be swapped under a running server
             raise PluginError(f"{changed[0]} changed: stop mkdocs serve (Ctrl-C) and start it again to use it")
-        project = Project(Path(config.config_file_path).resolve().parent)  # serve gives rebuilds a whole path
-        self.site = self.parent or self._first_look(project)
+        root = Path(config.config_file_path).resolve().parent  # serve gives rebuilds a whole path
+        if self.project is None or self.project.root != root:  # kept by serve: it remembers what it checked
+            self.project = Project(root)
+        self.site = self.parent or self._first_look(self.project)
         self.lang = self.config.lang or SOURCE_LANG
         if self.lang not in self.site.languages:
             raise PluginError(f"LESSON_LANG={self.lang!r}: no such language folder; the languages are "
@@ -212,6 +221,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.fallbacks = prepare.fallbacks(site, lang)
         with _stops():
             added = prepare.added(site, lang, self._cache / "notebooks")
+        if self.parent is not None:  # the site's assets once, at its root: this language links them (on_env)
+            theme = [Path(folder) for folder in config.theme.dirs]
+            for f in [f for f in files if f.src_uri.startswith(ASSETS) and f.abs_src_path
+                      and any(Path(f.abs_src_path).is_relative_to(folder) for folder in theme)]:
+                files.remove(f)
         for uri, content in added.items():
             for old in {uri, uri.replace(".ipynb", ".py")} & {f.src_uri for f in files}:
                 files.remove(files.get_file_from_path(old))
@@ -276,8 +290,16 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                     shutil.rmtree(kept, ignore_errors=True)
                     os.replace(built, kept)
 
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        """A language beside the Japanese site takes the assets from the site's root, one folder up, so that a
+        reader switching language downloads none again (MkDocs' url filters, given ``../assets/…``)."""
+        if self.parent is not None:
+            for name in ("url", "script_tag"):
+                env.filters[name] = pass_context(functools.partial(_assets_up, env.filters[name]))
+        return env
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if self.notebook_css:
+        if self.notebook_css and self.parent is None:
             (Path(config.site_dir) / NOTEBOOK_CSS).write_text(self.notebook_css, encoding="utf-8")
         if self.parent is None and not self.config.lang:
             sitemaps = {SOURCE_LANG: Path(config.site_dir) / "sitemap.xml"}
@@ -350,3 +372,13 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             server.watch(path)
         return server
 
+
+def _assets_up(url: Callable[[Any, Any], str], context: Any, value: Any) -> str:
+    if not str(value).startswith(ASSETS):
+        return url(context, value)
+    moved = f"../{value}"
+    if not isinstance(value, str):  # an extra_javascript entry: its type, defer and async stay
+        moved = copy.copy(value)
+        moved.path = f"../{value.path}"
+    shown = url(context, moved)
+    return posixpath.normpath(shown) if shown.startswith("/") else shown  # the 404 page's /en/../assets/

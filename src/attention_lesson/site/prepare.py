@@ -5,7 +5,9 @@ pages it lacks, the executed notebooks, the downloads and the status page. No Mk
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -58,7 +60,9 @@ def run(site: Site, store: Store | None, limits: Limits, notebook_cache: Path) -
         except (BlockError, source.SourceError) as error:
             stop([str(error)])
         problems += lesson.claim_errors(project, page, site.runs[page])
-        problems += lesson.typed_numbers(project, page, site.runs[page])
+        typed = functools.partial(lesson.typed_numbers, project, page, site.runs[page])  # every language's page
+        problems += project.remember([project.docs / code / page for code in site.languages], typed,
+                                     json.dumps(vars(site.runs[page]), sort_keys=True, default=str))
     stop(problems)
     if store is not None:
         store.prune()  # entries no build has read for a month
