@@ -83,8 +83,8 @@ class Project:
 
     def strings(self, lang: str, base: strings.Strings | None = None) -> strings.Strings:
         """A language's words, the Japanese ones (`base`, read if not given) wherever it has none."""
-        files = [self.docs / code / strings.FILE for code in {lang, SOURCE_LANG}]
-        own = self.remember(files[:1], lambda: strings.load(files[0], lang), "strings")
+        path = self.docs / lang / strings.FILE
+        own = self.remember([path], lambda: strings.load(path, lang), "strings", lang)
         return own if lang == SOURCE_LANG else own.over(base or self.strings(SOURCE_LANG))
 
 
