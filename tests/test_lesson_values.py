@@ -354,7 +354,7 @@ def test_bad_arguments_get_one_line_and_exit_2(args: list[str], env: dict[str, s
 # ---- claims that hold for the lesson's seed only -----------------------------------------------------------
 
 SEED = "torch.manual_seed(0)"
-SEEDS = range(1, 21)
+SEEDS = range(1, 11)  # 20 seeds held for every claim when written (2026-12-04); 10 keep the suite in its budget
 
 
 def seeded_sessions() -> list[tuple[str, str]]:
@@ -373,7 +373,7 @@ def seeded_sessions() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("page", "session"), seeded_sessions())
 def test_a_pages_claims_hold_for_other_seeds(page: str, session: str, seed: int) -> None:
     """What a page says of a run with random numbers is true of the numbers' kind, not of one draw: its claims hold
-    with 20 other seeds (a reader who changes the seed finds the prose still true)."""
+    with 10 other seeds (a reader who changes the seed finds the prose still true)."""
     steps = source.steps(PROJECT.read("ja", page), PROJECT.snippets)[session]
     reseeded = [dataclasses.replace(s, code=s.code.replace(SEED, f"torch.manual_seed({seed})")) for s in steps]
     failed = [(s.where, r["claim"]) for s, r in zip(reseeded, execute(reseeded, Limits(), PROJECT.snippets),
