@@ -100,6 +100,12 @@ def test_a_listing_change_that_breaks_a_claim_fails_the_build_naming_every_langu
     assert "this claim is no longer true" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_every_claim_a_change_made_false_is_named_not_only_a_fences_first(drifted) -> None:
+    """The scaling drift makes several claims of one fence false: each is named, so an editor sees them all at once."""
+    named = set(re.findall(r"docs/ja/scaling\.md:(\d+), docs/", drifted.proc.stderr))
+    assert len(named) > 1, drifted.proc.stderr[-3000:]
+
+
 def test_a_printed_shape_typed_by_hand_fails_the_build_naming_its_line(drifted) -> None:
     assert f"{drifted.typed}: 5,16 is printed by the page's code" in drifted.proc.stderr, drifted.proc.stderr[-3000:]
 

@@ -152,18 +152,16 @@ def run_page(project: Project, page: str, runner: Runner) -> PageRun:
             result.figures.append(outcome.get("figure") or {})
         elif step.kind == "value":
             result.values.setdefault(step.code, str(outcome.get("value", "")))
-        elif step.kind == "claim":
-            failed = bool(outcome.get("claim"))
-            result.unsure.append(failed and step.soft)
-            if failed and not step.soft:
-                where = f"{step.where.rsplit(':', 1)[0]}:{int(step.where.rsplit(':', 1)[1]) + outcome['line']}"
-                result.failed_claims.append((where, outcome["claim"]))
+        elif step.kind == "claim":  # every line of the fence that does not hold
+            failed, (path, first) = outcome.get("claim") or [], step.where.rsplit(":", 1)
+            result.unsure.append(bool(failed) and step.soft)
+            result.failed_claims += [] if step.soft else [(f"{path}:{int(first) + k}", c) for k, c in failed]
     return result
 
 
 def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
-    """A claim that no longer holds, named where it stands in every language's page (one line each claim). The
-    translations were checked before anything ran, so each reads as text."""
+    """Every claim that no longer holds, named where it stands in every language's page (one line each claim).
+    The translations were checked before anything ran, so each reads as text."""
     if not run.failed_claims:
         return []
     pages = [project.read(lang, page) for lang in project.languages()[1:] if (project.docs / lang / page).is_file()]

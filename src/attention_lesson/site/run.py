@@ -27,7 +27,7 @@ import yaml
 from attention_lesson.site.source import Step
 from attention_lesson.site.store import Store
 
-FORMAT = 1
+FORMAT = 2
 
 
 class BlockError(Exception):
@@ -239,14 +239,11 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
     if step.kind == "value":
         expr, spec = split_value(step.code)
         return {"value": formatted(value(expr, f"{step.where}: the value {{{{ {step.code} }}}}"), spec)}
-    if step.kind == "claim":
+    if step.kind == "claim":  # every line that does not hold, as [its line in the fence, the claim]
         path, first = step.where.rsplit(":", 1)
-        for offset, line in enumerate(step.code.splitlines(), 1):
-            claim = line.strip()
-            if claim and not claim.startswith("#") and not value(claim, f"{path}:{int(first) + offset}: the "
-                                                                        f"claim {claim!r}"):
-                return {"claim": claim, "line": offset}
-        return {"claim": None}
+        lines = [(k, line.strip()) for k, line in enumerate(step.code.splitlines(), 1)]
+        return {"claim": [[k, c] for k, c in lines if c and not c.startswith("#")
+                          and not value(c, f"{path}:{int(first) + k}: the claim {c!r}")]}
     data = yaml.safe_load(step.code)
     for name, expr in data.items():
         if name not in ("kind", "log"):  # every other key is an expression
