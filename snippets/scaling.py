@@ -16,9 +16,10 @@ def scaling_study(d, n=2000, T=5):  #@save
     scaled = F.softmax(scores / math.sqrt(d), dim=-1).amax(dim=-1).mean().item()
     return dot_std, unscaled, scaled
 
-rows = {d: scaling_study(d) for d in [16, 64, 256, 1024]}
 print("| d | 内積の標準偏差 | √d | 最大の重みの平均 | √d で割った後 |")
 print("|:---|---:|---:|---:|---:|")
-for d, (dot_std, unscaled, scaled) in rows.items():
-    print(f"| {d} | {dot_std:.2f} | {math.sqrt(d):.2f} "
-          f"| {unscaled:.2f} | {scaled:.2f} |")
+rows = {}
+for d in [16, 64, 256, 1024]:
+    dot_std, unscaled, scaled = scaling_study(d)
+    rows[d] = [dot_std, math.sqrt(d), unscaled, scaled]
+    print(f"| {d} |", " | ".join(f"{x:.2f}" for x in rows[d]), "|")
