@@ -7,7 +7,7 @@ torch.manual_seed(0)
 torch.set_printoptions(precision=2)
 T = 5
 
-# 平均を取る節の x と同じ乱数を先に引き、レッスンと同じ q と k にする
+# 平均を取る節が引いた乱数を先に引き、q と k はその続きから作る
 torch.randn(T, 4)
 q = torch.randn(T, 8)  # ここの q と k はランダム（学習前）
 k = torch.randn(T, 8)
