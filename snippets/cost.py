@@ -24,7 +24,7 @@ def seconds(f, *args):  #@save
     # Windows の process_time は粗すぎる
     clock = time.perf_counter if sys.platform == "win32" else time.process_time
     times = timeit.repeat(lambda: f(*args), number=1, repeat=10, timer=clock)
-    return min(times)  # 10 回測って最も速い回
+    return min(times)  # 最も速い回
 
 def peak_mib(f, *args):  #@save
     # テンソルの確保と解放を、起きた順にすべて記録する（端末に profiler_start と
