@@ -354,8 +354,8 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
     copy, log = copy_project(tmp_path), tmp_path / "serve.log"
     listing = next(m[1] for page in pages() if (m := re.search(r'--8<-- "(snippets/\w+\.py)"',
                                                               (copy / "docs/ja" / page).read_text("utf-8"))))
-    shown_on = [(lang, page) for lang in languages() for page in pages()
-                if listing in (copy / "docs/ja" / page).read_text("utf-8")]
+    shown_on = [(lang, page) for lang in languages() for page in pages()  # a hidden block shows nothing
+                if any(listing in f.body and "hide" not in f.options for f in Project(copy).read("ja", page).fences)]
     edits = [(copy / "docs" / lang / page, [(lang, page)] + [(code, page) for code in languages()[1:] if lang == "ja"
                                                              and not (copy / "docs" / code / page).is_file()])
              for lang in languages() for page in pages(lang)[:1]]  # a Japanese page shows where none is translated
