@@ -11,7 +11,7 @@ import markdown
 import markdown_exec
 import pytest
 import yaml
-from conftest import PROJECT, ROOT, STORE, page_html, pages, run
+from conftest import PROJECT, ROOT, STORE, assert_ok, build, page_html, pages, run
 
 from attention_lesson.site import extension, prepare
 from attention_lesson.site.lesson import SOURCE_LANG
@@ -32,7 +32,10 @@ def test_machinery_needs_no_mkdocs(module: str) -> None:
 
 def test_japanese_pages_render_outside_mkdocs(site: Path, tmp_path: Path) -> None:
     """Every Japanese page through the lesson's two parts and plain Python-Markdown, with mkdocs.yml's extensions,
-    as another builder would call them: the content is the MkDocs build's (links aside: MkDocs rewrites them)."""
+    as another builder would call them: the content is the MkDocs build's (links aside: MkDocs rewrites them).
+    Both read the store `site` filled, after it: a timing another build stored meanwhile would differ."""
+    built = tmp_path / "site"
+    assert_ok(build(ROOT, built, env={"LESSON_LANG": SOURCE_LANG}))
     loader = type("Loader", (yaml.SafeLoader,), {})
     loader.add_multi_constructor("!", lambda *_: None)  # mkdocs.yml's !ENV, !!python/name
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), loader)  # noqa: S506 - safe, tags off
@@ -40,7 +43,7 @@ def test_japanese_pages_render_outside_mkdocs(site: Path, tmp_path: Path) -> Non
     settings = {name: next(iter(e.values())) or {} for e, name in zip(config["markdown_extensions"], names, strict=True)
                 if isinstance(e, dict)}
     lesson_site = prepare.check(PROJECT)
-    prepare.run(lesson_site, Store(STORE), Limits(120, 1_000_000), tmp_path)
+    prepare.run(lesson_site, Store(STORE), Limits(120, 1_000_000), tmp_path / "notebooks")
     for name, values in extension.settings(ROOT, lesson_site.words[SOURCE_LANG].ui).items():
         settings[name] = {**settings.get(name, {}), **values}
     lesson = extension.Lesson(lesson_site, SOURCE_LANG)
@@ -50,5 +53,5 @@ def test_japanese_pages_render_outside_mkdocs(site: Path, tmp_path: Path) -> Non
         md = markdown.Markdown(extensions=[*names, lesson], extension_configs=settings)
         lesson.open(page, "" if page == "index.md" else page.removesuffix(".md") + "/")
         rendered = md.convert((PROJECT.docs / SOURCE_LANG / page).read_text(encoding="utf-8"))
-        assert links.sub("", rendered) in links.sub("", page_html(site, SOURCE_LANG, page)), page
+        assert links.sub("", rendered) in links.sub("", page_html(built, SOURCE_LANG, page)), page
     markdown_exec.markdown_config.reset()
