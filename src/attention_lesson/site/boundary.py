@@ -1,14 +1,8 @@
-"""A translated page as it is published, checked against the Japanese page as it is published.
-
-Whatever Python-Markdown, its extensions, mkdocs-jupyter and the theme made of a translation, the page a reader
-gets may differ from the Japanese page only in its text and in prose markup: paragraphs, headings, emphasis,
-lists, tables, links and code spans. Everything else in the content (code blocks, figures, formulas, notebook
-cells) is the Japanese page's, element for element and in the same order, its text aside; around the content,
-every element is of a kind the Japanese page has. No attribute is an event handler, no address runs script.
+"""A translated page as it is published, checked against the Japanese page as it is published: only its text and
+its prose markup may differ (ARCHITECTURE.md, "The trust boundary").
 
 Both pages are read by the standard library's HTML parser (``html.parser``), which tokenises as a browser does;
-nothing here reads HTML with a regular expression. Nothing here imports MkDocs (plugin.py calls :func:`refusals`
-on each page it writes).
+nothing here reads HTML with a regular expression.
 """
 
 from __future__ import annotations
@@ -17,6 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from itertools import zip_longest
 from pathlib import Path
 
 from attention_lesson.site.strings import CONTROL, DECEIVING
@@ -88,11 +83,6 @@ class _Tree(HTMLParser):
         self._open[-1].children.append(element)
         if tag not in VOID:
             self._open.append(element)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self._open.pop()
 
     def handle_endtag(self, tag: str) -> None:
         for depth in range(len(self._open) - 1, 0, -1):
@@ -193,7 +183,6 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
     for element in theirs.prose:  # th and td: a column's alignment only
         if id(element) not in found and not ALIGN.fullmatch(dict(element.attrs).get("style", "text-align: left;")):
             found[id(element)] = Problem(f"a style on {_show(element.tag, element.attrs)}", "style")
-    page: list[Problem] = []  # of the page as a whole
     for element in theirs.around:
         odd = next((value or name for name, value in element.attrs if name in BOUND - URLS - {"id", "class"}
                     and (element.tag, name, value) not in bound), None)
@@ -201,19 +190,15 @@ def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) ->
             found[id(element)] = Problem(f"{_show(element.tag, element.attrs)} around the content, of a kind the "
                                          "Japanese page does not have", odd or element.tag)
     ids = [value for e in theirs.elements for name, value in e.attrs if name == "id"]
-    for twice in sorted({i for i in ids if ids.count(i) > 1}):
-        page.append(Problem(f'two elements with id="{twice}" (a heading named as something the page '
-                            "already names)", twice))
-    for mark in sorted(set(DECEIVING.findall(theirs.text)) - set(DECEIVING.findall(ours.text))):
-        page.append(Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around it is "
-                            "read", mark))
-    if theirs.blocks != ours.blocks:
-        n = next((k for k, (a, b) in enumerate(zip(ours.blocks, theirs.blocks, strict=False)) if a != b),
-                 min(len(ours.blocks), len(theirs.blocks)))
-        has = _show(*theirs.blocks[n]) if n < len(theirs.blocks) else "nothing more"
-        wanted = _show(*ours.blocks[n]) if n < len(ours.blocks) else "nothing more"
-        page.append(Problem(f"{has} where the Japanese page has {wanted} (its code blocks, figures, formulas and "
-                            "notebook cells, in order, are every language's)", ""))
+    page = [Problem(f'two elements with id="{twice}" (a heading named as something the page already names)', twice)
+            for twice in sorted({i for i in ids if ids.count(i) > 1})]
+    page += [Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around it is read", mark)
+             for mark in sorted(set(DECEIVING.findall(theirs.text)) - set(DECEIVING.findall(ours.text)))]
+    if theirs.blocks != ours.blocks:  # the first block that differs, or is missing on either side
+        wanted, has = next((a, b) for a, b in zip_longest(ours.blocks, theirs.blocks) if a != b)
+        page.append(Problem(f"{_show(*has) if has else 'nothing more'} where the Japanese page has "
+                            f"{_show(*wanted) if wanted else 'nothing more'} (its code blocks, figures, formulas "
+                            "and notebook cells, in order, are every language's)", ""))
     return [*found.values(), *page]
 
 
