@@ -31,22 +31,16 @@ def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, pa
     for index, cell in enumerate(nb.cells, 1):
         cell["id"] = f"cell-{index}"
         tags = [tag for tag in cell.metadata.get("tags", []) if tag == "answer"]  # the one tag the site reads
-        cell.metadata.clear()
-        if tags:
-            cell.metadata["tags"] = tags
+        cell.metadata = {"tags": tags} if tags else {}
         if cell.cell_type == "markdown":
             cell.source = (f"{ANSWER}\n" if tags else "") + fill(cell.source)
-            continue
-        if cell.cell_type != "code":
-            continue
-        code, _ = source.expand(cell.source, snippets, f"{path}:0")
-        block = next(outputs, None)
-        cell.source = strings.localize_source(code, words).rstrip("\n")
-        cell.execution_count = None
-        cell.outputs = []
-        if block and block["output"]:
-            printed = strings.localize_output(block["output"], block["literals"], words)
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+        elif cell.cell_type == "code":  # jupytext reads it without outputs or an execution count
+            code, _ = source.expand(cell.source, snippets, f"{path}:0")
+            block = next(outputs, None)
+            cell.source = strings.localize_source(code, words).rstrip("\n")
+            if block and block["output"]:
+                printed = strings.localize_output(block["output"], block["literals"], words)
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}}
     return nbformat.writes(nb)
