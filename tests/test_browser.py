@@ -38,7 +38,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from attention_lesson.site import source, translations
 from attention_lesson.site.lesson import SOURCE_LANG
-from attention_lesson.site.strings import fill
 
 CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium-headless-shell"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -94,6 +93,12 @@ HEAT_PAGES = [page for page in pages() if figures_of(page, "heatmap")]
 EXPLORER_PAGES = [page for page in pages() if figures_of(page, "explorer")]
 QUIZ_PAGES = [page for page in pages() if questions(page)]
 ANSWER_PAGES = [page for page in pages() if figures_of(page, "answer")]
+
+
+def fill(template: str, **values: str) -> str:
+    """``{name}`` in a translated text replaced by `values`, as lesson.js fills its texts (only those names: a
+    translation is not a format string, so ``{0.__class__}`` stays as it is)."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m[1], m[0]), template)
 
 
 def in_every_language(these: list[str]) -> pytest.MarkDecorator:

@@ -7,6 +7,7 @@ problem one line naming file:line; whoever puts a value into a page escapes it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import logging
 import re
@@ -60,8 +61,7 @@ class Strings:
 
     def over(self, base: Strings) -> Strings:
         """These strings, with `base`'s wherever this language has none."""
-        return Strings(self.lang, base.names | self.names, base.ui | self.ui, self.comments, self.literals,
-                       self.search, self.lines)
+        return dataclasses.replace(self, names=base.names | self.names, ui=base.ui | self.ui)
 
 
 class NoAliasLoader(yaml.SafeLoader):
@@ -210,12 +210,6 @@ def _search(node: yaml.Node, where: str, strings: Strings) -> list[str]:
         return [f"{where}: words: a list of at most 1000 words, each 1 to 30 characters without spaces"]
     strings.search = value
     return []
-
-
-def fill(template: str, **values: str) -> str:
-    """``{name}`` in a translated text replaced by `values` (only those names: a translation is not a format
-    string, so ``{0.__class__}`` stays as it is)."""
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m[1], m[0]), template)
 
 
 def translatable(text: str) -> bool:
