@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import struct
+from html import escape
 
-from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _esc, _got, _is_number, _json
+from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _got, _is_number, _json
 from attention_lesson.site.figures import _n as _f
 
 _SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)  # the slider's multipliers
@@ -97,8 +98,8 @@ def _tasks(tasks: list[str], ui: dict, ident: str) -> str:
     if not tasks:
         return ""
     items = "".join(f'<li class="lesson-qk__task"><span class="lesson-qk__mark" aria-hidden="true"></span>'
-                    f'<span class="lesson-qk__text">{_esc(t)}</span></li>' for t in tasks)
-    return (f'<div class="lesson-qk__practice">\n<p class="lesson-qk__head" id="{ident}-tasks">{_esc(ui["qk_tasks"])}'
+                    f'<span class="lesson-qk__text">{escape(t)}</span></li>' for t in tasks)
+    return (f'<div class="lesson-qk__practice">\n<p class="lesson-qk__head" id="{ident}-tasks">{escape(ui["qk_tasks"])}'
             f'</p>\n<ol class="lesson-qk__tasks" aria-labelledby="{ident}-tasks">{items}</ol>\n'
             f'<p class="lesson-qk__live lesson-qk__news" aria-live="polite"></p>\n</div>\n')
 
@@ -116,8 +117,8 @@ def _plane(keys: list[list[float]], q: list[float], labels: list[str], alt: str,
             f'<line x1="{x0}" y1="{_f(_pt(0, -0.6)[1])}" x2="{x0}" y2="{_f(_pt(0, 1.4)[1])}"/>')
     words = (f'<text x="{_f(_pt(1, 0)[0])}" y="{y0 + 24}" text-anchor="middle">1</text>'
              f'<text x="{x0 - 5}" y="{_f(_pt(0, 1)[1] + 4)}" text-anchor="end">1</text>'
-             f'<text x="{_PLANE - 4}" y="{y0 + 40}" text-anchor="end">{_esc(ui["qk_axis_x"])} →</text>'
-             f'<text x="{x0 + 6}" y="14">↑ {_esc(ui["qk_axis_y"])}</text>')
+             f'<text x="{_PLANE - 4}" y="{y0 + 40}" text-anchor="end">{escape(ui["qk_axis_x"])} →</text>'
+             f'<text x="{x0 + 6}" y="14">↑ {escape(ui["qk_axis_y"])}</text>')
     qx, qy = q
     nq = math.hypot(qx, qy)
     ux, uy = (qx / nq, qy / nq) if nq else (0.0, 0.0)
@@ -133,13 +134,13 @@ def _plane(keys: list[list[float]], q: list[float], labels: list[str], alt: str,
         n = math.hypot(kx, ky) or 1.0
         tx, ty = _pt(kx + kx / n * 0.11, ky + ky / n * 0.11)  # the label, just past the tip
         arrows += (f'<line x1="{x0}" y1="{y0}" {end}/><polygon points="{head}"/><text x="{_f(tx)}" y="{_f(ty)}" '
-                   f'dy="0.35em" text-anchor="middle" stroke="none" fill="currentColor">{_esc(name)}</text>')
+                   f'dy="0.35em" text-anchor="middle" stroke="none" fill="currentColor">{escape(name)}</text>')
     shaft, points = _arrow(qx, qy, _QUERY_HEAD)
     hx, hy = _pt(qx, qy)
     hidden = "" if nq else ' visibility="hidden"'
     return (
         f'<svg class="lesson-qk__plane" viewBox="0 0 {_PLANE} {_PLANE}" xmlns="http://www.w3.org/2000/svg" '
-        f'direction="ltr" role="group" aria-label="{_esc(alt)}">\n<g aria-hidden="true" font-size="11">\n'
+        f'direction="ltr" role="group" aria-label="{escape(alt)}">\n<g aria-hidden="true" font-size="11">\n'
         f'<g stroke="currentColor" stroke-opacity="0.14">{grid}</g>\n'
         f'<g stroke="currentColor" stroke-opacity="0.55">{axes}</g>\n'
         f'<g fill="currentColor" fill-opacity="0.75">{words}</g>\n'
@@ -151,7 +152,7 @@ def _plane(keys: list[list[float]], q: list[float], labels: list[str], alt: str,
         f'<text class="lesson-qk__qlabel" x="{_f(lx)}" y="{_f(ly)}" dy="0.35em" text-anchor="middle" '
         f'font-size="15" font-style="italic" fill="currentColor">q</text>\n</g>\n'
         f'<g class="lesson-qk__handle" transform="translate({_f(hx)} {_f(hy)})" role="slider" '
-        f'aria-label="{_esc(ui["qk_handle"])}" aria-valuemin="{_RANGE[0]:g}" aria-valuemax="{_RANGE[1]:g}" '
+        f'aria-label="{escape(ui["qk_handle"])}" aria-valuemin="{_RANGE[0]:g}" aria-valuemax="{_RANGE[1]:g}" '
         f'aria-valuenow="{qx:g}" aria-valuetext="{_q_text(q)}" aria-describedby="{ident}-live">'
         f'<circle r="22" fill="transparent"/><circle class="lesson-qk__ring" r="14" fill="none"/>'
         f'<circle r="8" fill="none" stroke="{_ORANGE}" stroke-width="2.5"/></g>\n</svg>'
@@ -166,7 +167,7 @@ def _bar_rows(names: list[str], values: list[float], low: float, high: float, ki
         return f"left:{100 * min(z, at):.2f}%;width:{100 * abs(at - z):.2f}%"
 
     return "\n".join(
-        f'<div class="lesson-qk__row"><span class="lesson-qk__word">{_esc(w)}</span><span class="lesson-qk__track">'
+        f'<div class="lesson-qk__row"><span class="lesson-qk__word">{escape(w)}</span><span class="lesson-qk__track">'
         f'{zero}<span class="lesson-qk__bar lesson-qk__bar--{kind}" style="{style(v)}"></span></span>'
         f'<span class="lesson-qk__value">{_cell_text(v)}</span></div>' for w, v in zip(names, values, strict=True))
 
@@ -197,19 +198,19 @@ def draw(d: _Decl, ident: str) -> str:
     }
     buttons = "".join(
         f'<button type="button" class="lesson-qk__preset" data-preset="{i}" disabled>'
-        f'{_esc(d.ui[key].replace("{q}", f"[{p[0]:g}, {p[1]:g}]"))}</button>'
+        f'{escape(d.ui[key].replace("{q}", f"[{p[0]:g}, {p[1]:g}]"))}</button>'
         for i, (key, p) in enumerate(zip(("qk_preset_lesson", "qk_preset_exercise"), presets, strict=True)))
     return (
         f'<figure class="lesson-figure lesson-qk" data-qk="{_json(data)}">\n<div class="lesson-qk__body">\n'
         f'<div class="lesson-qk__plot" dir="ltr">\n{_plane(keys, presets[0], names, d.string("alt"), d.ui, ident)}\n'
-        f'</div>\n<div class="lesson-qk__bars">\n<p class="lesson-qk__head">{_esc(heads[0])}</p>\n'
+        f'</div>\n<div class="lesson-qk__bars">\n<p class="lesson-qk__head">{escape(heads[0])}</p>\n'
         f'{_bar_rows(names, scores, low, high, "score")}\n'
-        f'<div class="lesson-qk__scale"><label for="{ident}-scale">{_esc(d.ui["slider_label"])}</label>'
+        f'<div class="lesson-qk__scale"><label for="{ident}-scale">{escape(d.ui["slider_label"])}</label>'
         f'<input id="{ident}-scale" type="range" min="0" max="{len(_SCALES) - 1}" step="1" '
         f'value="{_SCALES.index(1.0)}" aria-valuetext="×1" disabled><output for="{ident}-scale">×1</output></div>\n'
-        f'<p class="lesson-qk__head">{_esc(heads[1])}</p>\n{_bar_rows(names, weights, 0, 1, "weight")}\n'
+        f'<p class="lesson-qk__head">{escape(heads[1])}</p>\n{_bar_rows(names, weights, 0, 1, "weight")}\n'
         f'</div>\n</div>\n<div class="lesson-qk__controls">{buttons}<output class="lesson-qk__q">'
         f'{_q_text(presets[0])}</output></div>\n{_tasks(tasks, d.ui, ident)}'
         f'<p class="lesson-qk__live" id="{ident}-live" aria-live="polite"></p>\n'
-        f'<figcaption>{_esc(d.string("caption", d.string("alt")))}</figcaption>\n</figure>'
+        f'<figcaption>{escape(d.string("caption", d.string("alt")))}</figcaption>\n</figure>'
     )

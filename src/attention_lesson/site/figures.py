@@ -8,13 +8,14 @@ output is byte-identical from one build to the next.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import numbers
 import re
+import statistics
 import unicodedata
 from collections.abc import Mapping
+from html import escape
 from importlib import import_module
 
 
@@ -58,7 +59,7 @@ class _Decl:
     """One figure's data, text and ui, checked: each getter fails naming the key and what it expected."""
 
     def __init__(self, kind: str, data: object, text: object, ui: object, keys: dict[str, tuple[str, ...]]) -> None:
-        self.kind, self.data, self.text, self.ui = kind, data, text, {}
+        self.kind, self.data, self.text = kind, data, text
         for where, given in (("data", data), ("text", text), ("ui", ui)):
             if not isinstance(given, Mapping):
                 self.fail(f"{where} must be a mapping, got {type(given).__name__}")
@@ -69,10 +70,9 @@ class _Decl:
             for key in given if where != "ui" else ():
                 if key not in keys[where] and f"{key}?" not in keys[where]:
                     self.fail(f"{where} has an unknown key {key!r:.40} {listed}")
-        for key in keys["ui"]:
-            if not isinstance(ui.get(key), str):
-                self.fail(f"ui has no {key!r} (a string of strings.yml's ui:)")
-            self.ui[key] = ui[key]
+        if missing := [key for key in keys["ui"] if not isinstance(ui.get(key), str)]:
+            self.fail(f"ui has no {missing[0]!r} (a string of strings.yml's ui:)")
+        self.ui = {key: ui[key] for key in keys["ui"]}
 
     def fail(self, message: str) -> None:
         raise FigureError(f"{self.kind}: {message}")
@@ -112,10 +112,6 @@ def _cell_text(value: float) -> str:
     return f"{round(value, 2) + 0.0:.2f}"
 
 
-def _esc(s: str) -> str:
-    return html.escape(s, quote=True)
-
-
 def _n(v: float) -> str:
     """A coordinate as the SVG writes it: to a tenth of a unit, never "-0"."""
     return f"{round(v, 1) + 0.0:g}"
@@ -152,8 +148,8 @@ def _text(x: float, y: float, s: str, size: float, anchor: str = "middle", more:
     """`s` (escaped; one line per "\\n", `gap` em apart) as <text>; (x, y) is the first line's baseline, `more` any
     further attributes (a rotation is about (x, y), and its lines then follow each other rightwards)."""
     rows = s.split("\n")
-    body = _esc(s) if len(rows) == 1 else "".join(
-        f'<tspan x="{_n(x)}" dy="{_n(size * gap) if i else 0}">{_esc(r)}</tspan>' for i, r in enumerate(rows))
+    body = escape(s) if len(rows) == 1 else "".join(
+        f'<tspan x="{_n(x)}" dy="{_n(size * gap) if i else 0}">{escape(r)}</tspan>' for i, r in enumerate(rows))
     return f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" text-anchor="{anchor}"{more}>{body}</text>'
 
 
@@ -164,7 +160,7 @@ def _up(x: float, y: float) -> str:
 
 def _svg(width: float, height: float, alt: str, body: list[str]) -> str:
     """The SVG element to inline: its ink currentColor, its size the viewBox's at most, its alt text as its name."""
-    label = _esc(" ".join(alt.split()))
+    label = escape(" ".join(alt.split()))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" width="100%" '
             f'role="img" aria-label="{label}" direction="ltr" class="lesson-figure-svg" style="max-width: '
             f'{math.ceil(width)}px; height: auto; display: block; margin: 0 auto" fill="currentColor" '
@@ -173,12 +169,12 @@ def _svg(width: float, height: float, alt: str, body: list[str]) -> str:
 
 def _figure(kind: str, svg: str, caption: str) -> str:
     return (f'<figure class="lesson-figure lesson-{kind}">\n<div class="lesson-figure__plot" dir="ltr">\n{svg}\n'
-            f"</div>\n<figcaption>{_esc(caption)}</figcaption>\n</figure>")
+            f"</div>\n<figcaption>{escape(caption)}</figcaption>\n</figure>")
 
 
 def _json(value: object) -> str:
     """A value as a JSON data attribute's text (escaped for a double-quoted attribute)."""
-    return _esc(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 _CELL, _HEAT_MAX = 54, 12  # a cell's side; the largest T whose cells hold their numbers on a phone
@@ -249,7 +245,7 @@ def _heatmap(d: _Decl, ident: str) -> str:
     beside = " lesson-heat--beside" if d.data.get("beside") is True else ""  # two side by side on a wide screen
     return (f'<figure class="lesson-figure lesson-heat{beside}" data-heat="{_json(data)}">\n'
             f'<div class="lesson-heat__plot" dir="ltr" style="max-width: {math.ceil(width)}px">\n{svg}\n</div>\n'
-            f'<p class="lesson-heat__readout"></p>\n<figcaption>{_esc(d.string("caption", d.string("alt")))}'
+            f'<p class="lesson-heat__readout"></p>\n<figcaption>{escape(d.string("caption", d.string("alt")))}'
             f"</figcaption>\n</figure>")
 
 
@@ -303,9 +299,7 @@ def _bars(d: _Decl, ident: str) -> str:
 
 def _slope(xs: list[float], ys: list[float]) -> float:
     """Least-squares slope of log y against log x: 2 means y grows as x²."""
-    lx, ly = [math.log(v) for v in xs], [math.log(v) for v in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=True)) / sum((x - mx) ** 2 for x in lx)
+    return statistics.linear_regression([math.log(v) for v in xs], [math.log(v) for v in ys]).slope
 
 
 def _log_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
@@ -401,9 +395,9 @@ def _answer(d: _Decl, ident: str) -> str:
     data = {"value": value, "within": within, "shown": f"{value:.{digits}f}", "right": d.ui["answer_right"],
             "wrong": d.ui["answer_wrong"]}
     return (f'<form class="lesson-answer" data-answer="{_json(data)}" hidden>\n<label for="{ident}">'
-            f'{_esc(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
+            f'{escape(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
             f'autocomplete="off" size="8"> <button type="submit" class="md-button md-button--primary">'
-            f'{_esc(d.ui["answer_check"])}</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
+            f'{escape(d.ui["answer_check"])}</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
 
 
 _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
