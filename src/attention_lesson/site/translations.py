@@ -7,6 +7,7 @@ language folder. The status page shows the same table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import html
 import importlib.util
@@ -96,15 +97,13 @@ def _shown(project: Project, page: str) -> set[str]:
 
 
 def _code_texts(project: Project) -> tuple[set[str], set[str]]:
-    """The comments and the printed strings of snippets/."""
+    """The comments and the printed strings of snippets/ (a listing that does not read is the build's to say)."""
     comments, literals = set(), set()
-    for path in sorted(project.snippets.glob("*.py")):
-        try:
+    for path in project.snippets.glob("*.py"):
+        with contextlib.suppress(SyntaxError, ValueError):
             text = path.read_text(encoding="utf-8")
             comments |= set(strings.comments_of(text))
             literals |= set(strings.literals_of(text))
-        except (SyntaxError, ValueError):
-            continue
     return comments, literals
 
 
@@ -134,22 +133,20 @@ def stale_strings(project: Project, words: strings.Strings) -> list[str]:
 
 def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str) -> str:
     """The status page in `lang`: every page's state in every language. All text escaped."""
-    ui = words[lang].ui
-    codes = list(words)
-    changes = _last_changes(project.root)
+    ui, changes = words[lang].ui, _last_changes(project.root)
     texts = _code_texts(project)  # once for every language (serve builds this page at every edit)
-    table = {code: page_states(project, code, changes, words[code], texts) for code in codes}
+    table = {code: page_states(project, code, changes, words[code], texts) for code in words}
 
     def cell(text: str) -> str:
         return html.escape(text).replace("|", "&#124;")
 
     lines = [f"# {cell(ui.get('status_title', ''))}", "", cell(ui.get("status_intro", "")), "",
              "| " + " | ".join([cell(ui.get("status_page", "")), *(cell(words[c].names.get("name", c))
-                                                                    for c in codes)]) + " |",
-             "|---" * (len(codes) + 1) + "|"]
+                                                                    for c in words)]) + " |",
+             "|---" * (len(words) + 1) + "|"]
     for page in project.pages(SOURCE_LANG):
         lines.append(f"| `{page}` | " + " | ".join(cell(ui.get(f"status_{table[c][page]}", table[c][page]))
-                                                  for c in codes) + " |")
+                                                  for c in words) + " |")
     return "\n".join(lines) + "\n"
 
 
