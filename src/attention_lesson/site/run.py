@@ -93,11 +93,8 @@ def split_value(expr: str) -> tuple[str, str]:
     """``weights[3]:.2f`` → (``weights[3]``, ``.2f``): the format after the last top-level colon, if any."""
     depth, colon = 0, -1
     for i, char in enumerate(expr):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == ":" and depth == 0:
+        depth += (char in "([{") - (char in ")]}")
+        if char == ":" and depth == 0:
             colon = i
     if colon < 0 or not all(c.isalnum() or c in ".,<>=^+-_ %#" for c in expr[colon + 1:]):
         return expr.strip(), ""
