@@ -50,8 +50,7 @@ class Stats:
 def environment(root: Path) -> str:
     """What every session's result depends on besides its own code."""
     parts = [str(FORMAT), platform.python_version(), metadata.version("torch")]
-    package = root / "src" / "attention_lesson"
-    for path in sorted(package.glob("*.py")):
+    for path in sorted((root / "src" / "attention_lesson").glob("*.py")):
         parts += [path.name, hashlib.sha256(path.read_bytes()).hexdigest()]
     for path in sorted((root / "snippets").rglob("*")):
         if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
@@ -195,12 +194,10 @@ def execute(steps: list[Step], limits: Limits, folder: Path) -> list[dict[str, A
     sys.modules[module.__name__] = module  # dataclasses and pickle look classes up by module name
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch else None
-    here = os.getcwd()
     try:
-        os.chdir(folder)
-        return [_step(step, module.__dict__, limits) for step in steps]
+        with contextlib.chdir(folder):
+            return [_step(step, module.__dict__, limits) for step in steps]
     finally:
-        os.chdir(here)
         sys.modules.pop(module.__name__, None)
         if threads is not None:  # a listing's set_num_threads(1) stays its own
             torch.set_num_threads(threads)
