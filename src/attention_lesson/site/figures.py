@@ -39,10 +39,6 @@ def _is_number(v: object) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _flat(rows: list) -> list:
-    return [x for r in rows for x in r]
-
-
 def _got(v: object) -> str:
     """What a value is, for an error message: its shape, and its first element that is not a number."""
     if not isinstance(v, (list, tuple)):
@@ -51,7 +47,7 @@ def _got(v: object) -> str:
     sizes = sorted({len(r) for r in rows})
     shape = (f"a list of {len(v)}" if rows is not v else f"{len(v)}×{sizes[0]}" if len(sizes) == 1
              else f"rows of {'/'.join(map(str, sizes))} numbers")
-    bad = [x for x in _flat(rows) if not _is_number(x)]
+    bad = [x for r in rows for x in r if not _is_number(x)]
     return shape + (f" holding {bad[0]!r:.40}" if bad else "")
 
 
@@ -96,7 +92,8 @@ class _Decl:
     def matrix(self, key: str, what: str) -> list[list[float]]:
         value = self.data[key]
         rows = isinstance(value, (list, tuple)) and value and all(isinstance(r, (list, tuple)) for r in value)
-        if not rows or len({len(r) for r in value}) != 1 or not value[0] or not all(map(_is_number, _flat(value))):
+        if not rows or len({len(r) for r in value}) != 1 or not value[0] or not all(
+                _is_number(x) for r in value for x in r):
             self.fail(f"{key} must be {what}, got {_got(value)}")
         return [[float(x) for x in r] for r in value]
 
@@ -190,8 +187,7 @@ def _heatmap(d: _Decl, ident: str) -> str:
     names, title, xlabel, ylabel = d.labels(T), d.string("title"), d.string("xlabel"), d.string("ylabel")
     if max(map(_em, names)) > 18:
         d.fail(f"labels must be at most 30 characters (18 wide ones) each, got {max(names, key=_em)!r:.40}")
-    flat = _flat(values)
-    low, high = min(0.0, *flat), max(1.0, *flat)  # weights share one scale, so the pages' figures compare
+    low, high = min(0.0, *map(min, values)), max(1.0, *map(max, values))  # weights share one scale, so figures compare
     C, side, f, last = _CELL, _CELL * T, float(_MIN_PX), None
     while f != last:  # the margins depend on the font sizes, and these on the width: to their fixed point
         last, tick, lab, head, num = f, max(16, f), max(13.5, f), max(15, f + 1.5), max(12.5, f)
@@ -343,8 +339,7 @@ def _lines(d: _Decl, ident: str) -> str:
     head = size + 1.5
     title = _wrap(d.string("title"), head, width - 2 * _PAD)
     xlabel, ylabel = _wrap(d.string("xlabel"), size, width * 0.8), _wrap(d.string("ylabel"), size, height * 0.6)
-    flat = _flat(series)
-    (x0, x1), (y0, y1) = (min(xs) / 1.25, max(xs) * 1.25), (min(flat) / 1.6, max(flat) * 1.6)
+    x0, x1, y0, y1 = min(xs) / 1.25, max(xs) * 1.25, min(map(min, series)) / 1.6, max(map(max, series)) * 1.6
     legend = _PAD + _lines_of(title) * head * 1.25 + 4
     top = legend + sum(_lines_of(name) * size * 1.2 + 4 for name in names) + 10
     bottom = height - _PAD - _lines_of(xlabel) * size * 1.2 - size * 1.2 - 10  # the plot's, then x's ticks, label
