@@ -61,11 +61,8 @@ def _last_changes(root: Path) -> dict[str, int]:
                              capture_output=True, text=True, check=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
-    changes: dict[str, int] = {}
-    for commit in out.split("\0")[1:]:
-        stamp, *names = commit.strip().splitlines() or ["0"]
-        changes |= {name: int(stamp) for name in names if name and name not in changes}
-    return changes
+    commits = [commit.strip().splitlines() or ["0"] for commit in out.split("\0")[1:]]  # newest first
+    return {name: int(stamp) for stamp, *names in reversed(commits) for name in names if name}  # the newest wins
 
 
 def page_states(project: Project, lang: str, changes: dict[str, int], words: strings.Strings,
