@@ -123,11 +123,10 @@ def outline(text: str) -> Outline:
         texts.extend(element.text)
         for child in element.children:
             found.elements.append(child)
-            if not content and not (child.tag == "article" and "md-content__inner" in child.classes):
-                found.around.append(child)
-                walk(child, False, False)
-            elif not content:  # the content itself
-                walk(child, True, False)
+            if not content:
+                if not (inner := child.tag == "article" and "md-content__inner" in child.classes):  # the content
+                    found.around.append(child)
+                walk(child, inner, False)
             elif opaque or not _is_prose(child):
                 if not (opaque and _kind(child) in LAYOUT):
                     found.blocks.append(child.shape())
