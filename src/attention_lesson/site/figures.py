@@ -54,16 +54,14 @@ def _got(v: object) -> str:
 class _Decl:
     """One figure's data, text and ui, checked: each getter fails naming the key and what it expected."""
 
-    def __init__(self, kind: str, data: object, text: object, ui: object, keys: dict[str, tuple[str, ...]]) -> None:
+    def __init__(self, kind: str, data: Mapping, text: Mapping, ui: Mapping[str, str], keys: dict[str, tuple]) -> None:
         self.kind, self.data, self.text = kind, data, text
-        for where, given in (("data", data), ("text", text), ("ui", ui)):
-            if not isinstance(given, Mapping):
-                self.fail(f"{where} must be a mapping, got {type(given).__name__}")
+        for where, given in (("data", data), ("text", text)):
             listed = f"(its keys: {', '.join(keys[where])}; ? optional)"
             for key in keys[where]:
-                if where != "ui" and not key.endswith("?") and key not in given:
+                if not key.endswith("?") and key not in given:
                     self.fail(f"{where} has no {key!r} {listed}")
-            for key in given if where != "ui" else ():
+            for key in given:
                 if key not in keys[where] and f"{key}?" not in keys[where]:
                     self.fail(f"{where} has an unknown key {key!r:.40} {listed}")
         if missing := [key for key in keys["ui"] if not isinstance(ui.get(key), str)]:
