@@ -221,8 +221,7 @@ def _tokens(source: str) -> list[tokenize.TokenInfo]:
 
 
 def _literals(tokens: list[tokenize.TokenInfo]) -> list[tuple[tokenize.TokenInfo, str]]:
-    """Every plain string literal (not an f-string, not bytes) with kana or Japanese punctuation in it, with its
-    value."""
+    """Every plain string literal (not an f-string, not bytes) with kana or Japanese punctuation, and its value."""
     found = [(tok, ast.literal_eval(tok.string)) for tok in tokens
              if tok.type == tokenize.STRING and not re.match(r"[rRuU]*[bBfF]", tok.string)]
     return [(tok, value) for tok, value in found if translatable(value)]
@@ -243,8 +242,7 @@ def localize_source(source: str, strings: Strings) -> str:
     edits = [(tok, f"# {strings.comments[text]}") for tok in tokens if tok.type == tokenize.COMMENT
              and (text := tok.string.lstrip("#").strip()) in strings.comments]
     for tok, value in _literals(tokens):
-        text = strings.literals.get(value)
-        if text is not None:
+        if (text := strings.literals.get(value)) is not None:
             quote = tok.string[-1]
             edits.append((tok, quote + text.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote))
     lines = source.splitlines(keepends=True)
