@@ -218,9 +218,8 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
             info.append(f"{lang}: pages {state} ({what}): {len(pages)}: {', '.join(pages[:None if every else 12])}")
     if words[lang].names.get("name") == words[SOURCE_LANG].names.get("name"):
         info.append(f"{lang}: name: still the Japanese name: write the language's own name")
-    for table, texts in pending_strings(project, words[lang]).items():
-        if texts:
-            info.append(f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(texts[:None if every else 12]))
+    info += [f"{lang}: {table} untranslated ({len(texts)}): " + " | ".join(texts[:None if every else 12])
+             for table, texts in pending_strings(project, words[lang]).items() if texts]
     info += stale_strings(project, words[lang])
     return mistakes, info
 
@@ -259,8 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(map(strings.printable, info)) or "nothing pending", flush=True)
     if mistakes:
         print("\n".join(f"{prog}: error: {strings.printable(m)}" for m in mistakes), file=sys.stderr)
-        return 2
-    return 0
+    return 2 if mistakes else 0
 
 
 if __name__ == "__main__":
