@@ -24,8 +24,7 @@ from attention_lesson.site.store import MAX_AGE, write_atomically
 
 
 def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, path: str, fill) -> str:  # noqa: ANN001
-    """The ``.ipynb`` text of a notebook source (jupytext percent format) with `run`'s outputs; `fill` fills a
-    markdown cell's values."""
+    """The ``.ipynb`` text of a jupytext notebook (percent format) with `run`'s outputs; `fill` fills values."""
     nb = jupytext.reads(text, fmt="py:percent")
     outputs = iter(run.outputs)
     for index, cell in enumerate(nb.cells, 1):
