@@ -33,6 +33,14 @@ _HEAT = ("#eef0fb", "#d5daf2", "#bdc5e9", "#a6b0df", "#8f9bd5", "#7986cb",
 _HEAT_TEXT = ("#111322",) * 6 + ("#ffffff",) * 5
 _PHONE_PX, _MIN_PX, _PAD = 358, 11, 8  # a figure's width on a 390 px phone, its least text (CSS px), a margin
 _GRID = 'stroke="currentColor" stroke-opacity="0.15" stroke-width="0.8"'
+_CELL, _HEAT_MAX = 54, 12  # a heatmap cell's side; the largest T whose cells hold their numbers on a phone
+_SERIES = ((_BLUE, "o"), (_ORANGE, "s"), (_GREY, "^"), (_PURPLE, "D"))  # a series' colour and marker
+_MARKS = {  # a marker at (x, y), as a path
+    "o": lambda x, y: f"M{_n(x - 4)} {_n(y)}a4 4 0 1 0 8 0a4 4 0 1 0-8 0Z",
+    "s": lambda x, y: f"M{_n(x - 3.6)} {_n(y - 3.6)}h7.2v7.2h-7.2Z",
+    "^": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4.3 7.5h-8.6Z",
+    "D": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4 4.6-4 4.6-4-4.6Z",
+}
 
 
 def _is_number(v: object) -> bool:
@@ -172,9 +180,6 @@ def _json(value: object) -> str:
     return escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-_CELL, _HEAT_MAX = 54, 12  # a cell's side; the largest T whose cells hold their numbers on a phone
-
-
 def _heatmap(d: _Decl, ident: str) -> str:
     """A T×T matrix, each cell showing its value in its step's colours; a 0 above the diagonal is masked: hatched,
     its 0.00 in the text colour on the page's. Its rows answer a pointer or the keyboard (lesson.js reads data-heat)."""
@@ -308,15 +313,6 @@ def _log_ticks(lo: float, hi: float, most: int) -> list[tuple[float, str]]:
     while len(ticks) > max(2, most):
         ticks = ticks[::2]
     return [(v, f"{v:g}") for v in ticks]
-
-
-_SERIES = ((_BLUE, "o"), (_ORANGE, "s"), (_GREY, "^"), (_PURPLE, "D"))  # a series' colour and marker
-_MARKS = {  # a marker at (x, y), as a path
-    "o": lambda x, y: f"M{_n(x - 4)} {_n(y)}a4 4 0 1 0 8 0a4 4 0 1 0-8 0Z",
-    "s": lambda x, y: f"M{_n(x - 3.6)} {_n(y - 3.6)}h7.2v7.2h-7.2Z",
-    "^": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4.3 7.5h-8.6Z",
-    "D": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4 4.6-4 4.6-4-4.6Z",
-}
 
 
 def _lines(d: _Decl, ident: str) -> str:

@@ -28,6 +28,8 @@ from attention_lesson.site.source import Step
 from attention_lesson.site.store import Store
 
 FORMAT = 2
+UNRAISED = re.compile(r"^(Traceback \(most recent call last\):|Exception ignored\b.*)$", re.M)
+"""How an error Python printed without raising it starts (in a block's stderr)."""
 
 
 class BlockError(Exception):
@@ -124,9 +126,6 @@ class _Errors(io.StringIO):
     def write(self, text: str) -> int:
         self.output.write(text)
         return super().write(text)
-
-
-UNRAISED = re.compile(r"^(Traceback \(most recent call last\):|Exception ignored\b.*)$", re.M)
 
 
 class _Expired(BaseException):

@@ -25,6 +25,8 @@ MAX_VALUE = 1000
 TABLES = ("ui", "comments", "literals")
 NAMES = ("name", "site_name", "site_description")
 SEARCH_PIPELINE = {"stemmer", "stopWordFilter", "trimmer"}
+_PLAIN = {f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq")}
+"""The tags a plain YAML text resolves to: any other is refused."""
 
 _JAPANESE = re.compile(r"[\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\uff01-\uff20]")
 """Kana and Japanese punctuation: the mark of a printed Japanese string (kanji alone is data, e.g. the poem)."""
@@ -178,9 +180,6 @@ def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str]
                         "remove it")
     elif text:
         into[key] = text
-
-
-_PLAIN = {f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq")}
 
 
 def _nodes(node: yaml.Node):  # noqa: ANN202 - every node of a document
