@@ -438,13 +438,14 @@ def test_hostile_words_are_text_in_search_index_and_sitemap(words_site: Path) ->
 
 @pytest.fixture(scope="module")
 def bad_strings(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """An alias bomb in a translation's strings.yml; a value too long, a file too large and search words that are
-    markup (for jieba's dictionary, which every language's build loads) in three new folders."""
+    """An alias bomb in a translation's strings.yml; a value too long, a file too large, search words that are
+    markup (for jieba's dictionary, which every language's build loads) and a search step that is not a name, in
+    four new folders."""
     if not TARGET:
         pytest.skip("the tree has no language folder besides Japanese")
     tmp = tmp_path_factory.mktemp("strings")
     project = copy_project(tmp)
-    new = [code for code in ("fr", "de", "ko", "es", "it", "pt") if code not in languages()][:3]
+    new = [code for code in ("fr", "de", "ko", "es", "it", "pt", "nl") if code not in languages()][:4]
     path = project / "docs" / TARGET / "strings.yml"
     rows = path.read_text("utf-8").splitlines()
     bomb = ['bomb: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
@@ -457,13 +458,16 @@ def bad_strings(tmp_path_factory: pytest.TempPathFactory) -> dict:
     (project / "docs" / new[2]).mkdir()
     words = 'search:\n  words: ["下三角", "<img src=x onerror=alert(1)>"]\n'
     (project / "docs" / new[2] / "strings.yml").write_text(f'name: "x"\n{words}', "utf-8")
+    (project / "docs" / new[3]).mkdir()  # a step of the search pipeline that is a mapping, not a name
+    (project / "docs" / new[3] / "strings.yml").write_text('name: "x"\nsearch:\n  pipeline: [{a: 1}]\n', "utf-8")
     where = {"alias-bomb": f"docs/{TARGET}/strings.yml:{len(rows) + 1}", "long-value": f"docs/{new[0]}/strings.yml:2",
-             "large-file": f"docs/{new[1]}/strings.yml", "search-words": f"docs/{new[2]}/strings.yml:2"}
+             "large-file": f"docs/{new[1]}/strings.yml", "search-words": f"docs/{new[2]}/strings.yml:2",
+             "search-pipeline": f"docs/{new[3]}/strings.yml:2"}
     site = tmp / "out" / "site"
     return {"where": where, "site": site, "check": run(CHECK, cwd=project), "build": build(project, site)}
 
 
-STRINGS_CASES = ["alias-bomb", "long-value", "large-file", "search-words"]
+STRINGS_CASES = ["alias-bomb", "long-value", "large-file", "search-words", "search-pipeline"]
 
 
 @needs_translation

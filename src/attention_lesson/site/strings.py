@@ -199,7 +199,8 @@ def _search(node: yaml.Node, where: str, strings: Strings) -> list[str]:
     langs, pipeline, separator = value.get("lang") or [], value.get("pipeline"), value.get("separator")
     if not isinstance(langs, list) or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{2,3}", x) for x in langs):
         return [f"{where}: lang: a list of two- or three-letter codes, e.g. [en]"]
-    if pipeline is not None and (not isinstance(pipeline, list) or not set(pipeline) <= SEARCH_PIPELINE):
+    if pipeline is not None and (not isinstance(pipeline, list)
+                                 or not all(isinstance(step, str) and step in SEARCH_PIPELINE for step in pipeline)):
         return [f"{where}: pipeline: a list of {', '.join(sorted(SEARCH_PIPELINE))}"]
     if separator is not None and (not isinstance(separator, str) or len(separator) > 300):
         return [f"{where}: separator: one short regular expression"]
