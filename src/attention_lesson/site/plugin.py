@@ -1,10 +1,5 @@
-"""The MkDocs plugin ``attention-lesson``: the one module that adapts the lesson's machinery to MkDocs.
-
-One process builds every language, as mkdocs-static-i18n does: the build MkDocs starts is the Japanese one (or
-``lang``'s alone); when its pages are written, it builds each other language folder into ``site/<code>/`` by
-calling MkDocs' ``build()`` again with that language's configuration. The first build checks every language
-folder and runs every Japanese page's sessions (:mod:`attention_lesson.site.lesson`); every build then renders
-its pages from those runs. A translated page never runs code: its blocks show the Japanese run.
+"""The MkDocs plugin ``attention-lesson``: the one module that adapts the lesson's machinery to MkDocs, every
+language built in one process (ARCHITECTURE.md, "One process for every language").
 
 Its options are in mkdocs.yml, with every environment variable the build reads.
 """
