@@ -115,7 +115,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         root = Path(config.config_file_path).resolve().parent  # serve gives rebuilds a whole path
         if self.project is None or self.project.root != root:  # kept by serve: it remembers what it checked
             self.project = Project(root)
-        self.site = self.parent or self._first_look(self.project)
+        with _stops():
+            self.site = self.parent or prepare.check(self.project)
         self.lang = self.config.lang or SOURCE_LANG
         if self.lang not in self.site.languages:
             raise PluginError(f"LESSON_LANG={self.lang!r}: no such language folder; the languages are "
@@ -124,10 +125,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.parent is None and self.command == "build":
             self._build_beside(config)
         return config
-
-    def _first_look(self, project: Project) -> Site:
-        with _stops():
-            return prepare.check(project)
 
     def _configure(self, config: MkDocsConfig) -> None:
         """This language's build: its folder, its words in the theme, the switcher, search and snippets."""
@@ -146,13 +143,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             config.repo_name = urlsplit(repo).path.strip("/")
             config.edit_uri = f"edit/main/docs/{lang}/"
         root_path = (urlsplit(site_url).path.rstrip("/") + "/") if site_url else "/"
-        if self.config.lang and self.parent is None:  # one language alone, at the site's root: no switcher
-            alternates = []
-        else:
-            alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
-                           "link": ("" if lang == SOURCE_LANG else "../") + ("" if code == SOURCE_LANG else f"{code}/"),
-                           "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
-                          for code in self.site.languages]
+        alone = self.config.lang and self.parent is None  # one language alone, at the site's root: no switcher
+        alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
+                       "link": ("" if lang == SOURCE_LANG else "../") + ("" if code == SOURCE_LANG else f"{code}/"),
+                       "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
+                      for code in self.site.languages if not alone]
         ui = dict(words.ui)
         config.extra.update(alternate=alternates, lesson_lang=lang, lesson_source_lang=SOURCE_LANG, ui=ui,
                             lesson_root=root_path + prefix)
@@ -162,8 +157,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             if toggle and key and key in ui:
                 toggle["name"] = html.escape(ui[key])
         logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese word splitter logs its start
-        search = config.plugins.get("search") or config.plugins.get("material/search")
-        if search is not None:
+        if (search := config.plugins.get("search") or config.plugins.get("material/search")) is not None:
             search.config.lang = words.search.get("lang") or translations.search_languages(lang)
             search.config.pipeline = words.search.get("pipeline")
             search.config.separator = words.search.get("separator")
@@ -172,8 +166,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 if self.parent is None:
                     write_atomically(self._cache / "search-words.txt", "".join(f"{word}\n" for word in listed))
                 search.config.jieba_dict_user = str(self._cache / "search-words.txt")
-        jupyter = config.plugins.get("mkdocs-jupyter")
-        if jupyter is not None:
+        if (jupyter := config.plugins.get("mkdocs-jupyter")) is not None:
             jupyter.config["cache_dir"] = str(self._cache / "mkdocs-jupyter" / lang)
         for name, settings in extension.settings(project.root, ui).items():
             config.mdx_configs.setdefault(name, {}).update(settings)
@@ -250,10 +243,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                                      "allowed in a translation: start the page with its # title")
         return markdown
 
-    def _path(self, src: str) -> str:
-        """``docs/<code>/<page>`` of a page of this build (a fallback's is the Japanese one)."""
-        return f"docs/{self.lang if src not in self.fallbacks else SOURCE_LANG}/{src}"
-
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
             html_text = f'<div lang="{SOURCE_LANG}" dir="ltr">\n{html_text}\n</div>'
@@ -267,7 +256,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.lang == SOURCE_LANG:
             self.site.published[src] = output
             return output
-        path = self._path(src.replace(".ipynb", ".py"))
+        written = src.replace(".ipynb", ".py")  # the file the page was written from: a fallback's is Japanese
+        path = f"docs/{SOURCE_LANG if written in self.fallbacks else self.lang}/{written}"
         refused = boundary.refusals(self.site.published, self.site.outlines, src, output,
                                      self.site.project.root / path, path)
         self.site.refused += refused
