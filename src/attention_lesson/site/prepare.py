@@ -99,15 +99,11 @@ def _notebook(site: Site, lang: str, page: str, path: Path, cache: Path) -> Path
     share the cache never write over each other's notebook)."""
     project, run = site.project, site.runs[page]
     shown = path.relative_to(project.root).as_posix()
-
-    def values(cell: str) -> str:
-        try:
-            return render.fill_values(cell, run.values, shown)
-        except source.SourceError as error:
-            raise Stop([str(error)]) from None
-
-    ipynb = notebooks.executed(path.read_text(encoding="utf-8"), run, site.words[lang], project.snippets, shown,
-                               values)
+    try:  # a markdown cell's value the run lacks (the code cells' includes were checked at the first look)
+        ipynb = notebooks.executed(path.read_text(encoding="utf-8"), run, site.words[lang], project.snippets, shown,
+                                   lambda cell: render.fill_values(cell, run.values, shown))
+    except source.SourceError as error:
+        raise Stop([str(error)]) from None
     target = cache / hashlib.sha256(ipynb.encode()).hexdigest()[:32] / page.replace(".py", ".ipynb")
     notebooks.write(ipynb, target)
     return target
