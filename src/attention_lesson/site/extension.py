@@ -2,7 +2,7 @@
 ``{{ values }}`` in prose, and its fences (``python``, ``figure``, ``claim``, ``math``) through SuperFences.
 
 Any builder can use it: give :class:`Lesson` the checked and run site (:mod:`attention_lesson.site.prepare`),
-the language and the page, and :func:`fences` as SuperFences' ``custom_fences``. No MkDocs here.
+the language and the page, and :func:`settings` over the other extensions' settings. No MkDocs here.
 """
 
 from __future__ import annotations
@@ -156,16 +156,10 @@ def settings(root: Path, ui: dict[str, str]) -> dict[str, dict[str, Any]]:
     ids and permalinks, and includes from the project's files only."""
     return {"toc": {"permalink_title": ui.get("permalink_title", ""), "slugify": slugify(case="lower")},
             "pymdownx.snippets": {"base_path": [str(root)], "check_paths": True, "restrict_base_path": True},
-            "pymdownx.superfences": {"custom_fences": fences()}}
-
-
-def fences() -> list[dict[str, Any]]:
-    """SuperFences' ``custom_fences`` for the lesson's pages."""
-    return [
-        {"name": "math", "class": "math", "format": render.math_fence},
-        {"name": "figure", "class": "figure", "format": figure_fence},
-        {"name": "claim", "class": "claim", "format": claim_fence,  # its options: retry, soft (source.steps)
-         "validator": lambda language, inputs, options, attrs, md: True},
-        {"name": "python", "class": "python", "validator": _accept_python, "format": python_fence},
-    ]
+            "pymdownx.superfences": {"custom_fences": [
+                {"name": "math", "class": "math", "format": render.math_fence},
+                {"name": "figure", "class": "figure", "format": figure_fence},
+                {"name": "claim", "class": "claim", "format": claim_fence,  # its options: retry, soft (source.steps)
+                 "validator": lambda language, inputs, options, attrs, md: True},
+                {"name": "python", "class": "python", "validator": _accept_python, "format": python_fence}]}}
 
