@@ -21,7 +21,6 @@ from attention_lesson.site import source, strings
 from attention_lesson.site.boundary import Outline
 from attention_lesson.site.run import Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
-from attention_lesson.site.store import Store
 
 SOURCE_LANG = "ja"
 NOTEBOOKS = "notebooks"
@@ -131,7 +130,6 @@ class Site:
     words: dict[str, strings.Strings]
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
-    store: Store | None = None
     published: dict[str, str] = field(default_factory=dict)  # each Japanese page as written, by source
     outlines: dict[str, Outline] = field(default_factory=dict)  # theirs, once a translated page is checked
     refused: list[str] = field(default_factory=list)  # what a translated page published that it may not

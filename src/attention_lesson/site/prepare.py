@@ -52,7 +52,7 @@ def check(project: Project) -> Site:
 def run(site: Site, store: Store | None, limits: Limits, notebook_cache: Path) -> str:
     """Every Japanese page's sessions into ``site.runs``; stops on a failing block, a false claim or a typed
     number. Returns what a log says of it."""
-    project, site.store, problems = site.project, store, []
+    project, problems = site.project, []
     runner = Runner(store, environment(project.root), limits, site.stats, project.snippets)
     for page in project.pages(SOURCE_LANG):
         try:
