@@ -66,8 +66,7 @@ class Page:
 
 def options(info: str) -> tuple[str, dict[str, str]]:
     """A fence's language and options: ``python exec="on" title="x"`` → ("python", {...})."""
-    info = info.strip()
-    lang, _, rest = info.partition(" ")
+    lang, _, rest = info.strip().partition(" ")
     found = {m["key"]: next((v for v in (m["dq"], m["sq"], m["bare"]) if v is not None), "")
              for m in OPTION.finditer(rest)}
     return lang.strip("{}.").lower(), found
@@ -75,12 +74,9 @@ def options(info: str) -> tuple[str, dict[str, str]]:
 
 def scan(text: str, path: str) -> Page:
     """Read a Markdown page: every fence (any indentation, ``` or ~~~), the prose between, includes, values."""
-    lines = text.splitlines()
-    fences, prose = [], []
-    i = 0
+    lines, fences, prose, i = text.splitlines(), [], [], 0
     while i < len(lines):
-        line = lines[i]
-        found = OPEN.match(line)
+        found = OPEN.match(lines[i])
         if found and not (found["marker"][0] == "`" and "`" in found["info"]):
             indent, marker = found["indent"], found["marker"]
             close = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
@@ -91,9 +87,9 @@ def scan(text: str, path: str) -> Page:
             lang, opts = options(found["info"])
             fences.append(Fence(i + 1, marker, found["info"].strip(), "\n".join(body), lang, opts))
             i = j + 1
-            continue
-        prose.append((i + 1, line))
-        i += 1
+        else:
+            prose.append((i + 1, lines[i]))
+            i += 1
     return Page(path, fences, prose)
 
 
@@ -119,11 +115,9 @@ def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             raise SourceError(f"snippets/{name}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
-        inside = found["section"] is None
-        seen = False
+        inside, seen = found["section"] is None, False  # the whole file, or nothing until its section starts
         for n, source_line in enumerate(text.splitlines(), 1):
-            marker = SECTION.match(source_line)
-            if marker:
+            if marker := SECTION.match(source_line):
                 if found["section"] and marker["name"] == found["section"]:
                     inside, seen = marker[1] == "start", True
                 continue
@@ -252,10 +246,8 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
     problems += [f"{path}:{line}: a translation includes nothing: remove {text!r}"
                  for line, text in translated.includes if line in prose and text not in outside]
     known = {expr for _, expr in original.values}
-    for line, expr in translated.values:
-        if expr not in known:
-            problems.append(f"{path}:{line}: {{{{ {expr} }}}} is not a value of {original.path}: copy the "
-                            "value as it is written there")
+    problems += [f"{path}:{line}: {{{{ {expr} }}}} is not a value of {original.path}: copy the value as it is "
+                 "written there" for line, expr in translated.values if expr not in known]
     texts = [*translated.prose, *((f.line + k, row) for f in translated.fences
                                   for k, row in enumerate(f.body.splitlines(), 1))]
     problems += [f"{path}:{line}: an invisible character, {mark}, that changes how the text around it is read: "
@@ -267,8 +259,7 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
                             "to show a < write it in `code` or as &lt;)")
         if _ATTRS.search(text):
             problems.append(f"{path}:{line}: attribute lists ({{: …}}) are not allowed in a translation")
-    allowed = _links(original)
-    for target in sorted(_links(translated) - allowed):
+    for target in sorted(_links(translated) - _links(original)):
         if not target.startswith("https://"):
             line = next((n for n, text in translated.prose if target in text), 0)
             problems.append(f"{path}:{line}: link target {target!r} is not one of {original.path}'s: link the "
