@@ -149,8 +149,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                        "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
                       for code in self.site.languages if not alone]
         ui = dict(words.ui)
-        config.extra.update(alternate=alternates, lesson_lang=lang, lesson_source_lang=SOURCE_LANG, ui=ui,
-                            lesson_root=root_path + prefix)
+        config.extra.update(alternate=alternates, lesson_lang=lang, ui=ui, lesson_root=root_path + prefix)
         for option in config.theme["palette"] or []:
             toggle = option.get("toggle") or {}
             key = {"default": "palette_to_dark", "slate": "palette_to_light"}.get(option.get("scheme"))
