@@ -97,13 +97,12 @@ def python_fence(src: str, language: str, css_class: str, options: dict[str, Any
                 raise lesson.error(strings.printable(str(error))) from None
         return md.preprocessors["fenced_code_block"].highlight(
             src=strings.localize_source(src, words), language=language, options=options, md=md, **kwargs)
-    hidden = options.pop("lesson_hide", False)
     n, where = lesson.next("python")
     if n >= len(lesson.run.outputs) or render.lines(lesson.run.outputs[n]["code"]) != render.lines(src):
         raise lesson.error(strings.printable(f"{where}: this python block is not the Japanese page's block {n + 1}: "
                                              "a translation shows the Japanese code and never runs its own"))
     block = lesson.run.outputs[n]
-    if hidden or block["hidden"]:
+    if options.pop("lesson_hide", False) or block["hidden"]:  # out of the options markdown-exec is given
         return ""
     escape = render.markdown_text if not options.get("result") and not options.get("html") else None
     output = strings.localize_output(block["output"], block["literals"], words, escape)
@@ -122,11 +121,10 @@ def figure_fence(src: str, language: str, css_class: str, options: dict[str, Any
     if n >= len(lesson.run.figures):
         raise lesson.error(f"{where}: this figure is not on the Japanese page")
     try:
-        text = source.figure_spec(source.Fence(0, "```", "figure", src), where)
+        spec = source.figure_spec(source.Fence(0, "```", "figure", src), where)
+        text = {k: v for k, v in spec.items() if k in source.FIGURE_TEXT}
         data = dict(lesson.run.figures[n])
-        kind = str(data.pop("kind", ""))
-        text = {k: v for k, v in text.items() if k in source.FIGURE_TEXT}
-        return figures.render(kind, data, text, lesson.site.words[lesson.lang].ui, f"fig-{n + 1}")
+        return figures.render(str(data.pop("kind", "")), data, text, lesson.site.words[lesson.lang].ui, f"fig-{n + 1}")
     except (ValueError, source.SourceError) as error:
         raise lesson.error(strings.printable(f"{where}: {error}")) from None
 
