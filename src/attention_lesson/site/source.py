@@ -171,8 +171,7 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
         where = f"{page.path}:{fence.line}"
         if fence.runs:
             code, origins = expand(fence.body, snippets, where)
-            hidden = fence.options.get("hide", "").lower() in TRUE
-            step = Step("run", code, where, tuple(origins), hidden)
+            step = Step("run", code, where, tuple(origins), hidden=fence.options.get("hide", "").lower() in TRUE)
             order.append((fence.line, fence.options.get("session") or f"#{n}", step))
         elif fence.lang == "figure":
             code = yaml.safe_dump(figure_code(figure_spec(fence, where)), allow_unicode=True, sort_keys=True)
