@@ -35,7 +35,7 @@ class Project:
 
     def remember(self, files: list[Path], make: Callable[[], T], *extra: str) -> T:
         """``make()``, or what it gave when `files` (and `extra`) were last as they are now: a project kept by
-        `mkdocs serve` checks again only the pages an edit changed. Measured in ARCHITECTURE.md, "Speed"."""
+        `mkdocs serve` checks again only the pages an edit changed (ARCHITECTURE.md: what each speed mechanism buys)."""
         digest = hashlib.sha256("\0".join(extra).encode())
         for path in files:
             digest.update(f"\0{path}\0".encode() + (path.read_bytes() if path.is_file() else b"-"))
