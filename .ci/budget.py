@@ -9,8 +9,10 @@ rebuild  the same build again, its store now warm                               
 serve    `python .ci/env mkdocs serve`: a marker line appended to docs/ja/values.md until /values/ shows it  <= 1 s
 sfloor   the same edits under plain Material's `mkdocs serve` of docs/ja/ (the floor's configuration): not budgeted
 suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, its .venv set up first  <= 180 s
-audit    (--audit, alone) Lighthouse, mobile, on every language's notebook pages, judged by LHCI's assertions
-         (AUDIT) and an uncompressed size of at most 150 KB; LHCI from npm into .cache/npm/lhci/
+audit    (--audit, alone) Lighthouse, mobile, on a lesson page, the formula page and a notebook page of every
+         language (audited_pages), served by a plain static server without compression (http.server), judged by
+         LHCI's assertions (AUDIT) and a size of at most 150 KB; LHCI from npm into .cache/npm/lhci/, Chromium
+         from $CHROME_PATH, else Debian's headless shell or Chromium, else the one LHCI finds
 
 --languages N measures a copy of the project with N language folders: the tree's, then copies of docs/en/ under
 more of Material's language codes (the build's cost grows with languages; the floor builds the same folders).
@@ -21,6 +23,8 @@ Builds go to a temporary folder, never site/. Exit status 0: all within budget; 
 from __future__ import annotations
 
 import argparse
+import functools
+import http.server
 import json
 import os
 import re
@@ -31,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -48,7 +53,7 @@ LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # whate
 LHCI = "@lhci/cli@0.14.0"  # Lighthouse 12.1 (13 needs Node 22); a minScore is met by the best of 3 runs
 AUDIT = {"categories:performance": ["error", {"minScore": 0.95}],
          "categories:accessibility": ["error", {"minScore": 1}],
-         "resource-summary:document:size": ["error", {"maxNumericValue": 150 * 1024}]}  # as sent: gzipped
+         "resource-summary:document:size": ["error", {"maxNumericValue": 150 * 1024}]}  # as sent: uncompressed
 
 
 class Failed(RuntimeError):
@@ -190,26 +195,59 @@ def suite_runs(work: Path, repeat: int) -> dict[str, list[float]]:
     return {"suite": times}
 
 
+def audited_pages(site: Path) -> list[Path]:
+    """Per language, the built page of each kind, chosen from docs/ja/: the largest lesson page (a page that runs
+    code and has no formula), the largest page with a ```math formula, the largest notebook."""
+    docs = ROOT / "docs" / "ja"
+    kinds: dict[str, list[tuple[int, str]]] = {"lesson": [], "formula": [], "notebook": []}
+    for path in sorted([*docs.glob("*.md"), *docs.glob("notebooks/*.py")]):
+        text, address = path.read_text(encoding="utf-8"), path.relative_to(docs).with_suffix("").as_posix()
+        address = "" if address == "index" else address
+        kind = ("notebook" if path.suffix == ".py" else "formula" if re.search(r"^\s*```+\s*math\b", text, re.M)
+                else "lesson" if re.search(r"^\s*```+\s*python\b.*\bexec=\"on\"", text, re.M) else None)
+        if kind:
+            kinds[kind].append(((site / address / "index.html").stat().st_size, address))
+    codes = sorted(d.name for d in (ROOT / "docs").iterdir() if (d / "strings.yml").is_file())
+    chosen = [max(found)[1] for found in kinds.values() if found]
+    return [site / ("" if code == "ja" else code) / address / "index.html" for code in codes for address in chosen]
+
+
+class Plain(http.server.SimpleHTTPRequestHandler):
+    """The site's files as they are: no compression, no cache headers; connections kept open (a plain static host)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 def audit(work: Path) -> bool:
-    """Lighthouse on the notebook pages; True if LHCI's assertions hold and no page is over 150 KB uncompressed."""
+    """Lighthouse on audited_pages; True if LHCI's assertions hold and no page is over 150 KB."""
     prefix, site, cache = ROOT / ".cache" / "npm" / "lhci", work / "site", ROOT / ".cache" / "lighthouse"
     if not (prefix / "node_modules" / ".bin" / "lhci").exists():
         timed(["npm", "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund", "--ignore-scripts",
                "--loglevel=error", "-E", LHCI], work / "npm.log", 900)
     timed([*ENV, "mkdocs", "build", "--strict", "-d", str(site)], work / "build.log", 1800)
-    pages = sorted(site.glob("**/notebooks/*/index.html"))
-    urls = [f"http://localhost/{page.parent.relative_to(site).as_posix()}/" for page in pages]
-    flags = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --no-first-run"
+    pages = audited_pages(site)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Plain, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    urls = [base + page.parent.relative_to(site).as_posix() + "/" for page in pages]
+    chrome = os.environ.get("CHROME_PATH") or next(
+        (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if Path(path).is_file()), None)
+    flags = "--headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run"
     (work / "lighthouserc.json").write_text(json.dumps({"ci": {"assert": {"assertions": AUDIT}, "collect": {
-        "staticDistDir": str(site), "url": urls, "settings": {"chromeFlags": flags},
-        "chromePath": os.environ.get("CHROME_PATH", "/usr/bin/chromium")},
+        "url": urls, "settings": {"chromeFlags": flags}, **({"chromePath": chrome} if chrome else {})},
         "upload": {"target": "filesystem", "outputDir": str(cache)}}}))
     shutil.rmtree(cache, ignore_errors=True)
-    ok = subprocess.run([str(prefix / "node_modules" / ".bin" / "lhci"), "autorun"], cwd=work).returncode == 0
+    try:
+        ok = subprocess.run([str(prefix / "node_modules" / ".bin" / "lhci"), "autorun"], cwd=work).returncode == 0
+    finally:
+        server.shutdown()
     for run in json.loads((cache / "manifest.json").read_text(encoding="utf-8")):  # each page's median run of 3
-        page = site / run["url"].split("/", 3)[3] / "index.html"
+        page = site / run["url"].removeprefix(base) / "index.html"
         if run["isRepresentativeRun"]:
-            print(page.parent.relative_to(site), f"{page.stat().st_size / 1024:.1f} KB",
+            print(page.parent.relative_to(site).as_posix(), f"{page.stat().st_size / 1024:.1f} KB",
                   {name: round(score * 100) for name, score in run["summary"].items()})
     return ok and all(page.stat().st_size <= 150 * 1024 for page in pages)
 
@@ -262,7 +300,7 @@ def main() -> int:
     parser.add_argument("--only", metavar="LIST", default="floor,cold,rebuild,serve",
                         help=f"comma-separated, from {','.join(BUDGETS)} (default all but suite)")
     parser.add_argument("--suite", action="store_true", help="also time the test suite in a fresh clone")
-    parser.add_argument("--audit", action="store_true", help="instead, Lighthouse on the notebook pages")
+    parser.add_argument("--audit", action="store_true", help="instead, Lighthouse on a page of each kind")
     parser.add_argument("--languages", type=int, default=0, metavar="N",
                         help="measure a copy with N language folders (copies of docs/en/ added)")
     args = parser.parse_args()
