@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 from conftest import PROJECT, ROOT, languages, page_html, pages
+from fontTools.ttLib import TTFont
+
+from attention_lesson.site import render
 
 ALL_PAGES = PROJECT.pages("ja")
 """Every Japanese page and notebook (``notebooks/x.py``), relative to docs/ja/."""
@@ -23,6 +26,11 @@ IDS = [f"{lang}-{page.removesuffix('.md').replace('/', '-')}" for lang, page in 
 TRANSLATED = [(lang, page) for lang in languages()[1:] for page in pages(lang) if page in pages()]
 TRANSLATED_IDS = [f"{lang}-{page.removesuffix('.md')}" for lang, page in TRANSLATED]
 LOG_LINE = re.compile(r"(INFO|WARNING|DEBUG) +- ")
+STYLESHEETS = ROOT / "src" / "attention_lesson" / "site" / "theme" / "assets" / "stylesheets"
+ITALIC = {**{chr(c): chr(c - 0x41 + 0x1D434) for c in range(0x41, 0x5B)}, **{chr(c): chr(c - 0x61 + 0x1D44E) for c in
+          range(0x61, 0x7B)}, "h": "\u210e", **{chr(c): chr(c - 0x391 + 0x1D6E2) for c in range(0x391, 0x3AA)},
+          **{chr(c): chr(c - 0x3B1 + 0x1D6FC) for c in range(0x3B1, 0x3CA)}}
+"""MathML Core's automatic italic: a one-letter <mi> is drawn as its Mathematical Italic letter (Latin, Greek)."""
 
 
 def root(site: Path, lang: str) -> Path:
@@ -202,6 +210,32 @@ def test_sitemap_and_404_page_per_language(site: Path, lang: str) -> None:
     switcher = {"/", *(f"/{code}/" for code in languages())}  # the other languages' home pages
     stray = sorted({link for link in links if not link.startswith((prefix, "/assets/")) and link not in switcher})
     assert links and not stray, f"{lang}: 404 page links {stray}"
+
+
+def drawn(mathml: str) -> set[str]:
+    """The characters a browser takes from the font for a formula: its tokens' text, and a one-letter identifier
+    in italic too (Chromium draws the italic letter, yet places a script or a root by the letter as written)."""
+    chars = set()
+    for tag, attrs, body in re.findall(r"<(mi|mo|mn|mtext|ms)\b([^>]*)>([^<]*)</\1>", mathml):
+        body = html.unescape(body)
+        if tag == "mi" and ('mathvariant="italic"' in attrs or len(body) == 1 and "mathvariant" not in attrs):
+            chars |= {ITALIC.get(c, c) for c in body}
+        chars |= set(body)
+    return chars | ({"\u221a"} if re.search(r"<m(?:sqrt|root)\b", mathml) else set())  # a root draws its sign
+
+
+def test_the_maths_font_draws_every_character_of_every_formula() -> None:
+    """The maths font is cut to the characters the formulas draw (lesson.css says from what, and how): a formula of
+    any language's page with another character fails here, naming what to cut it again with."""
+    css = (STYLESHEETS / "lesson.css").read_text(encoding="utf-8")
+    font = TTFont(STYLESHEETS / re.search(r'font-family: "Noto Sans Math";\s*src: url\("([^"]+)"\)', css)[1])
+    formulas = [render.math_fence(f.body, "math", "math", {}, None) for lang in languages() for page in pages(lang)
+                for f in PROJECT.read(lang, page).fences if f.lang == "math"]
+    needed = set().union(*map(drawn, formulas))
+    missing = sorted(needed - set(map(chr, font.getBestCmap())))
+    unicodes = ",".join(f"U+{ord(c):X}" for c in sorted(needed))
+    assert not missing, f"the maths font lacks {missing}: cut it again (lesson.css) with --unicodes={unicodes}"
+    assert "MATH" in font, "the maths font has no MATH table: brackets and roots would not stretch"
 
 
 @pytest.mark.parametrize("lang", languages())
