@@ -39,7 +39,6 @@ from attention_lesson.site.store import Store, write_atomically
 from attention_lesson.site.watch import observer
 
 log = logging.getLogger("mkdocs.plugins.attention_lesson")
-NOTEBOOK_CSS = "assets/stylesheets/jupyter.css"
 ASSETS = "assets/"  # the theme's and the lesson's: under the site's root only, for every language
 STORE = ".lesson-store"  # the results store, unless LESSON_STORE names another folder
 
@@ -82,7 +81,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
         self.fallbacks: set[str] = set()
-        self.notebook_css = ""  # JupyterLab's stylesheet, taken out of the notebook pages
         self.warnings = CountHandler(level=logging.WARNING)  # a strict build swaps its site in only with none
         self.fingerprints: dict[str, str] = {}  # under `mkdocs serve`: what each language was last built from
         self.loaded = render.machinery(Path(__file__).parent)  # the site's modules as this process imported them
@@ -245,8 +243,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.fallbacks:  # Japanese text keeps its language and direction on any page
             html_text = f'<div lang="{SOURCE_LANG}" dir="ltr">\n{html_text}\n</div>'
-        if page.file.src_uri.endswith(".ipynb"):  # JupyterLab's CSS once per site (theme/main.html links it)
-            html_text, self.notebook_css = render.notebook_page(html_text, self.site.words[self.lang].ui)
+        if page.file.src_uri.endswith(".ipynb"):  # without JupyterLab's CSS (notebooks.css has what it needs)
+            html_text = render.notebook_page(html_text, self.site.words[self.lang].ui)
         return html_text
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
@@ -283,8 +281,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return env
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if self.notebook_css and self.parent is None:
-            (Path(config.site_dir) / NOTEBOOK_CSS).write_text(self.notebook_css, encoding="utf-8")
         if self.parent is None and not self.config.lang:
             sitemaps = {SOURCE_LANG: Path(config.site_dir) / "sitemap.xml"}
             for code in self.site.languages[1:]:

@@ -109,18 +109,16 @@ def with_banner(markdown: str, url: str, ui: dict[str, str], linked: bool) -> st
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>\s*", re.S)
 
 
-def notebook_page(content: str, ui: dict[str, str]) -> tuple[str, str]:
+def notebook_page(content: str, ui: dict[str, str]) -> str:
     """A notebook page as mkdocs-jupyter renders it, made light and valid: its style blocks (about 590 KB of
-    JupyterLab's CSS, the same on every notebook page) taken out to be one shared stylesheet, minus the one
-    that holds a Python list instead of CSS; the copy buttons' stray ``,=""`` attribute dropped, their role
-    written out (the element's script sets role="button" only when it runs: without it, an aria-label there is
-    invalid) and their English words in the page's language. Returns the page and the stylesheet."""
-    css = "\n".join(block for block in _STYLE.findall(content) if not block.lstrip().startswith("["))
+    JupyterLab's CSS, for JupyterLab's interface; notebooks.css has the rules its cells need) taken out; the copy
+    buttons' stray ``,=""`` attribute dropped, their role written out (the element's script sets role="button"
+    only when it runs: without it, an aria-label there is invalid) and their English words in the page's language."""
     content = _STYLE.sub("", content).replace('<clipboard-copy ,=""', "<clipboard-copy")
     content = content.replace("<clipboard-copy ", '<clipboard-copy role="button" ')
     content = content.replace('aria-label="Copy to Clipboard"', f'aria-label="{html.escape(ui.get("copy_code", ""))}"')
     content = content.replace(">Copied!<", f">{html.escape(ui.get('copied', ''))}<")
-    return fold_answers(content, ui.get("answer", "")), css
+    return fold_answers(content, ui.get("answer", ""))
 
 
 _CELL = re.compile(r'<div class="jp-Cell ')
