@@ -106,15 +106,17 @@ def with_banner(markdown: str, url: str, ui: dict[str, str], linked: bool) -> st
     return banner if titled else notice + markdown
 
 
-_STYLE = re.compile(r"<style[^>]*>(.*?)</style>\s*", re.S)
+_UNUSED = re.compile(r"<style[^>]*>.*?</style>\s*|<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->"
+                     r"|<script type=\"module\">(?:(?!</script>).)*jp-Mermaid.*?End of mermaid configuration -->", re.S)
 
 
 def notebook_page(content: str, ui: dict[str, str]) -> str:
-    """A notebook page as mkdocs-jupyter renders it, made light and valid: its style blocks (about 590 KB of
-    JupyterLab's CSS, for JupyterLab's interface; notebooks.css has the rules its cells need) taken out; the copy
-    buttons' stray ``,=""`` attribute dropped, their role written out (the element's script sets role="button"
-    only when it runs: without it, an aria-label there is invalid) and their English words in the page's language."""
-    content = _STYLE.sub("", content).replace('<clipboard-copy ,=""', "<clipboard-copy")
+    """A notebook page as mkdocs-jupyter renders it, made light and valid: what its cells never use taken out (the
+    style blocks, about 590 KB of JupyterLab's CSS, notebooks.css having the rules the cells need; the MathJax stub
+    and the Mermaid loader, 13 KB of script before the cells); the copy buttons' stray ``,=""`` attribute dropped,
+    their role written out (the element's script sets role="button" only when it runs: without it, an aria-label
+    there is invalid) and their English words in the page's language."""
+    content = _UNUSED.sub("", content).replace('<clipboard-copy ,=""', "<clipboard-copy")
     content = content.replace("<clipboard-copy ", '<clipboard-copy role="button" ')
     content = content.replace('aria-label="Copy to Clipboard"', f'aria-label="{html.escape(ui.get("copy_code", ""))}"')
     content = content.replace(">Copied!<", f">{html.escape(ui.get('copied', ''))}<")
