@@ -331,7 +331,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             shutil.rmtree(self.building, ignore_errors=True)
         self.published = self.building = None
         self.fingerprints.clear()
-        if isinstance(error, OSError):
+        if isinstance(error, OSError) and self.parent is None:  # a language's build passes it on, to name the site
             where = error.filename or (f"{site.parent} (the site's disk)" if site else "the site's or the cache's disk")
             raise PluginError(strings.printable(f"{where}: {error.strerror or error}: nothing was published (free "
                                                 "disk space, or make the folder writable)")) from None
