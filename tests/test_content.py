@@ -158,6 +158,7 @@ def test_a_reworded_comment_is_named_stale_and_its_pages_partial(moved) -> None:
 # ---- an editor's new page, and a translator's new language ------------------------------------------------
 
 NEW = "window"
+REPO = "https://github.com/example/lesson"  # the workflow sets LESSON_REPO_URL: pages get edit links
 SNIPPET = """import torch
 
 torch.set_printoptions(precision=2)
@@ -222,7 +223,8 @@ def translated(japanese: str) -> str:
 
 @pytest.fixture(scope="module")
 def edited(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """One copy: an editor's new page in its nav, then a new language with one page translated; checked, built."""
+    """One copy: an editor's new page in its nav, then a new language with one page translated; checked, built as
+    the workflow publishes it, with edit links (a page the language shows in Japanese has none)."""
     folder = tmp_path_factory.mktemp("edited")
     copy = copy_project(folder)
     assert not (copy / "docs" / "ja" / f"{NEW}.md").exists() and not (copy / "snippets" / f"{NEW}.py").exists()
@@ -242,7 +244,7 @@ def edited(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamesp
     (copy / "docs" / LANG / page).write_text(translated((copy / "docs/ja" / page).read_text("utf-8")), "utf-8")
     return SimpleNamespace(copy=copy, site=folder / "site", translated=page, project=Project(copy),
                            check=run([*CHECK, LANG], cwd=copy), check_all=run([*CHECK, "--all"], cwd=copy),
-                           proc=build(copy, folder / "site"))
+                           proc=build(copy, folder / "site", env={"LESSON_REPO_URL": REPO}))  # as published
 
 
 def test_the_strict_build_passes_with_the_new_page_and_language(edited) -> None:

@@ -123,7 +123,7 @@ def outline(text: str) -> Outline:
         texts.extend(element.text)
         for child in element.children:
             found.elements.append(child)
-            if not content:
+            if not content or "md-content__button" in child.classes:  # Material's page actions are around it
                 if not (inner := child.tag == "article" and "md-content__inner" in child.classes):  # the content
                     found.around.append(child)
                 walk(child, inner, False)
