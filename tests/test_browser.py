@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import struct
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
@@ -125,9 +126,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     log_message = staticmethod(lambda *args: None)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # Chromium drops connections it no longer needs
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def served(folder: Path) -> Iterator[str]:  # a built site over HTTP on 127.0.0.1 (a free port), from a thread
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(folder)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Handler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
