@@ -43,7 +43,7 @@ def slope(lengths, values):
     dx, dy = x - x.mean(), y - y.mean()
     return ((dx * dy).sum() / (dx * dx).sum()).item()  # 最小二乗法の直線の傾き
 
-torch.set_num_threads(1)  # 1 スレッドで測る：ほかの処理に時間を乱されにくい
+torch.set_num_threads(1)  # スレッドを絞って測る：ほかの処理に乱されにくい
 W_q, W_k, W_v = (torch.randn(16, 8) / math.sqrt(16) for _ in range(3))
 # 時間とピークメモリ
 print("| T | ヘッド ms | SDPA ms | ヘッド MiB | SDPA MiB |")

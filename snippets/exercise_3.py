@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # 1 スレッドで測る：ほかの処理に時間を乱されにくい
+torch.set_num_threads(1)  # スレッドを絞って測る：ほかの処理に乱されにくい
 d_model, d_head = 16, 8
 W_q, W_k, W_v = (torch.randn(d_model, d_head) / math.sqrt(d_model)
                  for _ in range(3))
