@@ -28,7 +28,7 @@ def head(x):  # 「完全なアテンションヘッド」の節と同じ計算
 head(torch.randn(4096, d_model))
 times = {}
 # --8<-- [start:lengths]
-# 5 の代わりに倍々の長い系列で、同じ計算の時間を測る
+# 倍々に長くした系列で、同じ計算の時間を測る
 for T in [256, 512, 1024, 2048]:
     x = torch.randn(T, d_model)
     runs = []
