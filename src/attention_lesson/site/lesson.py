@@ -133,6 +133,7 @@ class Site:
     published: dict[str, str] = field(default_factory=dict)  # each Japanese page as written, by source
     outlines: dict[str, Outline] = field(default_factory=dict)  # theirs, once a translated page is checked
     refused: list[str] = field(default_factory=list)  # what a translated page published that it may not
+    status: dict[str, dict[str, str]] = field(default_factory=dict)  # every page's state in every language
 
 
 def run_page(project: Project, page: str, runner: Runner) -> PageRun:

@@ -46,7 +46,7 @@ def check(project: Project) -> Site:
     for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
         problems += lesson.include_problems(project, page)
     stop(problems)
-    return Site(project, project.languages(), words)
+    return Site(project, project.languages(), words, status=translations.status_table(project, words))
 
 
 def run(site: Site, store: Store | None, limits: Limits, notebook_cache: Path) -> str:
@@ -83,7 +83,7 @@ def added(site: Site, lang: str, notebook_cache: Path) -> dict[str, str | Path]:
             found[page.replace(".py", ".ipynb")] = _notebook(site, lang, page, path, notebook_cache)
         elif page in missing:
             found[page] = path
-    found[translations.STATUS_PAGE] = translations.status_markdown(project, site.words, lang)
+    found[translations.STATUS_PAGE] = translations.status_markdown(project, site.words, lang, site.status)
     for path in sorted(project.snippets.rglob("*")):  # each listing and its data, to download
         # a README.md beside the data (its source, its licence) stays in the repository: it would become a page
         if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \

@@ -128,11 +128,16 @@ def stale_strings(project: Project, words: strings.Strings) -> list[str]:
             for table in texts for text in getattr(words, table) if text not in texts[table]]
 
 
-def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str) -> str:
-    """The status page in `lang`: every page's state in every language. All text escaped."""
-    ui, changes = words[lang].ui, _last_changes(project.root)
-    texts = _code_texts(project)  # once for every language (serve builds this page at every edit)
-    table = {code: page_states(project, code, changes, words[code], texts) for code in words}
+def status_table(project: Project, words: dict[str, strings.Strings]) -> dict[str, dict[str, str]]:
+    """Every page's state in every language: read once, for every language's status page."""
+    changes, texts = _last_changes(project.root), _code_texts(project)
+    return {code: page_states(project, code, changes, words[code], texts) for code in words}
+
+
+def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str,
+                    table: dict[str, dict[str, str]]) -> str:
+    """The status page in `lang`, from :func:`status_table`. All text escaped."""
+    ui = words[lang].ui
 
     def cell(text: str) -> str:
         return html.escape(text).replace("|", "&#124;")
