@@ -157,7 +157,8 @@ def test_a_reworded_comment_is_named_stale_and_its_pages_partial(moved) -> None:
 
 # ---- an editor's new page, and a translator's new language ------------------------------------------------
 
-NEW = "window"
+NEW = next(name for name in (f"window{n}" for n in ["", *range(2, 100)])  # a page an editor may add, not one of theirs
+           if not (ROOT / "docs" / "ja" / f"{name}.md").exists() and not (ROOT / "snippets" / f"{name}.py").exists())
 REPO = "https://github.com/example/lesson"  # the workflow sets LESSON_REPO_URL: pages get edit links
 SNIPPET = """import torch
 

@@ -204,11 +204,15 @@ def page_text(lang: str, page: str) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
+def shown_code(page: str) -> list[str]:
+    """A Japanese page's listings: its python fences that run and show their source (included or written there)."""
+    return [body for info, body in fences(page_text("ja", page) or "")
+            if re.match(r"(python|py)\b", info) and 'exec="on"' in info and "source=" in info]
+
+
 def listings_of(page: str) -> list[str]:
-    """The snippet files a Japanese page shows as listings: its python fences that run and show their source."""
-    shown = [body for info, body in fences(page_text("ja", page) or "")
-             if re.match(r"(python|py)\b", info) and 'exec="on"' in info and "source=" in info]
-    return [name for body in shown for name in INCLUDE.findall(body)]
+    """The snippet files a Japanese page shows as listings."""
+    return [name for body in shown_code(page) for name in INCLUDE.findall(body)]
 
 
 def nav() -> list[str]:
@@ -216,7 +220,7 @@ def nav() -> list[str]:
     return [item if isinstance(item, str) else next(iter(item.values())) for item in config["nav"]]
 
 
-SECTIONS = [page for page in nav() if page.endswith(".md") and listings_of(page)]
+SECTIONS = [page for page in nav() if page.endswith(".md") and shown_code(page)]
 """The terminal lesson's sections: the nav's pages that show a listing, in nav order."""
 LISTINGS = list(dict.fromkeys(name for page in SECTIONS for name in listings_of(page)))
 INCLUDED = sorted({name for path in (ROOT / "docs" / "ja").rglob("*") if path.suffix in (".md", ".py")
