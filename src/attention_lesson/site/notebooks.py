@@ -8,10 +8,6 @@ its printed strings translated. Markdown cells are the language's own, with thei
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import time
 from pathlib import Path
 
 import jupytext
@@ -20,7 +16,6 @@ import nbformat
 from attention_lesson.site import source, strings
 from attention_lesson.site.lesson import PageRun
 from attention_lesson.site.render import ANSWER
-from attention_lesson.site.store import MAX_AGE, write_atomically
 
 
 def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, path: str, fill) -> str:  # noqa: ANN001
@@ -43,20 +38,3 @@ def executed(text: str, run: PageRun, words: strings.Strings, snippets: Path, pa
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}}
     return nbformat.writes(nb)
-
-
-def write(text: str, target: Path) -> None:
-    """Write a notebook unless it is there (its folder is named by its content); mark it used."""
-    if target.is_file():
-        os.utime(target.parent.parent)  # the folder named by its content, <digest>/notebooks/<name>.ipynb
-        return
-    write_atomically(target, text)
-
-
-def prune(folder: Path, max_age: float = MAX_AGE) -> None:
-    """Remove written notebooks no build has used for `max_age` seconds."""
-    now = time.time()
-    for written in folder.glob("*"):
-        with contextlib.suppress(OSError):
-            if written.is_dir() and now - written.stat().st_mtime > max_age:
-                shutil.rmtree(written, ignore_errors=True)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
 from attention_lesson.site import lesson, notebooks, render, source, strings, translations
 from attention_lesson.site.lesson import NOTEBOOKS, SOURCE_LANG, Project, Site
 from attention_lesson.site.run import BlockError, Limits, Runner, environment
-from attention_lesson.site.store import Store
+from attention_lesson.site.store import Store, prune, write_atomically
 
 NOT_DOWNLOADED = {"attention.py"}  # the terminal lesson needs the repository: every other listing is downloadable
 
@@ -64,9 +65,7 @@ def run(site: Site, store: Store | None, limits: Limits, notebook_cache: Path) -
         problems += project.remember([project.docs / code / page for code in site.languages], typed,
                                      json.dumps(vars(site.runs[page]), sort_keys=True, default=str))
     stop(problems)
-    if store is not None:
-        store.prune()  # entries no build has read for a month
-    notebooks.prune(notebook_cache)
+    prune([*(store.path.glob("??/*.json") if store else []), *notebook_cache.glob("*")])  # unused for a month
     if store is not None and store.unwritable:
         print(f"WARNING  -  {store.unwritable}: results are not kept, so the next build runs everything again "
               "(make the folder writable, or set LESSON_STORE)", file=sys.stderr)
@@ -105,7 +104,10 @@ def _notebook(site: Site, lang: str, page: str, path: Path, cache: Path) -> Path
     except source.SourceError as error:
         raise Stop([str(error)]) from None
     target = cache / hashlib.sha256(ipynb.encode()).hexdigest()[:32] / page.replace(".py", ".ipynb")
-    notebooks.write(ipynb, target)
+    if target.is_file():  # its folder is named by its content: marked used
+        os.utime(target.parent.parent)
+    else:
+        write_atomically(target, ipynb)
     return target
 
 

@@ -6,8 +6,10 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +54,15 @@ class Store:
         except OSError as error:
             self.unwritable = f"{self.path}: {error.strerror or error}"
 
-    def prune(self, max_age: float = MAX_AGE) -> None:
-        now = time.time()
-        for path in self.path.glob("??/*.json"):
-            with contextlib.suppress(OSError):
-                if now - path.stat().st_mtime > max_age:
-                    path.unlink()
+
+
+def prune(paths: Iterable[Path], max_age: float = MAX_AGE) -> None:
+    """Remove the entries (files, or folders whole) no build has used for `max_age` seconds."""
+    now = time.time()
+    for path in paths:
+        with contextlib.suppress(OSError):
+            if now - path.stat().st_mtime > max_age:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
 def write_atomically(path: Path, text: str) -> None:
