@@ -58,11 +58,6 @@ class FenceError(PluginError, extension.FenceError):
     """A page could not render: MkDocs says a PluginError in one line."""
 
 
-def _fail(problems: list[str]) -> None:
-    with _stops():
-        prepare.stop(problems)
-
-
 @contextlib.contextmanager
 def _stops() -> Any:
     """The build stopped by what :mod:`prepare` found, in MkDocs' words: one line a problem."""
@@ -184,25 +179,22 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                               "folder writable, or free disk space") from None
         config.site_dir = str(self.building)
 
-    def _publish(self, config: MkDocsConfig) -> None:
-        stopped = publish.swap(Path(config.site_dir), self.published)
-        config.site_dir = str(self.published)
-        self.published = self.building = None
-        if stopped:
-            raise KeyboardInterrupt
-
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         site, lang = self.site, self.lang
-        if self.parent is None:
-            self._run_everything()
+        if self.parent is None:  # the store is kept out of .cache/, which other tools' clean commands delete whole
+            store = None if self.config.no_cache else Store(Path(self.config.store or site.project.root / STORE))
+            with _stops():
+                log.info(prepare.run(site, store, Limits(float(self.config.timeout), self.config.max_output),
+                                     self._cache / "notebooks"))
             if lang != SOURCE_LANG:  # one language alone: its pages are checked against the Japanese ones
                 with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
                     self._language(config, SOURCE_LANG, Path(folder))
         if lang != SOURCE_LANG:  # every file MkDocs would publish from the folder is a translated page
             pages, folder = set(site.project.pages(SOURCE_LANG)), site.project.docs / lang
-            _fail([f"docs/{lang}/{f.src_uri}: not a translation of a page of docs/{SOURCE_LANG}/: remove it"
-                   for f in files if f.inclusion.is_included() and f.src_uri not in pages
-                   and f.abs_src_path and Path(f.abs_src_path).is_relative_to(folder)])
+            with _stops():
+                prepare.stop([f"docs/{lang}/{f.src_uri}: not a translation of a page of docs/{SOURCE_LANG}/: remove"
+                              " it" for f in files if f.inclusion.is_included() and f.src_uri not in pages
+                              and f.abs_src_path and Path(f.abs_src_path).is_relative_to(folder)])
         self.fallbacks = prepare.fallbacks(site, lang)
         with _stops():
             added = prepare.added(site, lang, self._cache / "notebooks")
@@ -217,14 +209,6 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             files.append(File.generated(config, uri, content=content) if isinstance(content, str) else  # a file:
                          File(uri, str(content.parents[uri.count("/")]), config.site_dir, config.use_directory_urls))
         return files
-
-    def _run_everything(self) -> None:
-        # the store is kept out of .cache/, which other tools' clean commands delete whole
-        store = None if self.config.no_cache else Store(Path(self.config.store) if self.config.store
-                                                        else self.site.project.root / STORE)
-        limits = Limits(float(self.config.timeout), self.config.max_output)
-        with _stops():
-            log.info(prepare.run(self.site, store, limits, self._cache / "notebooks"))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
@@ -288,11 +272,15 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 sitemaps[code] = Path(config.site_dir) / code / "sitemap.xml"
             publish.merge_sitemaps(self.config.site_url, sitemaps)
         if self.parent is None:
-            _fail(self.site.refused)
+            with _stops():
+                prepare.stop(self.site.refused)
         if self.published is not None:
             logging.getLogger("mkdocs").removeHandler(self.warnings)
             if not (config.strict and self.warnings.counts):  # else MkDocs stops now, and on_build_error cleans up
-                self._publish(config)
+                stopped = publish.swap(Path(config.site_dir), self.published)
+                config.site_dir, self.published, self.building = str(self.published), None, None
+                if stopped:
+                    raise KeyboardInterrupt
 
     def _language(self, config: MkDocsConfig, code: str, folder: Path | None = None) -> None:
         """Build one more language into ``site/<code>/`` from the same runs (serve: kept if nothing of it changed).

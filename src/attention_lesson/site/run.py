@@ -103,28 +103,19 @@ def split_value(expr: str) -> tuple[str, str]:
 
 
 class _Output(io.StringIO):
-    """What a block prints, up to a limit."""
+    """What a block prints, up to a limit; its stderr is also kept apart (`into`: the output it is part of), to
+    look for an error printed but not raised."""
 
-    def __init__(self, limit: int, where: str) -> None:
+    def __init__(self, limit: int, where: str, into: _Output | None = None) -> None:
         super().__init__()
-        self.limit, self.where = limit, where
+        self.limit, self.where, self.into = limit, where, into
 
     def write(self, text: str) -> int:
-        if self.tell() + len(text) > self.limit:
+        if self.into is not None:
+            self.into.write(text)
+        elif self.tell() + len(text) > self.limit:
             raise BlockError(f"{self.where}: printed more than {self.limit} characters (the output limit, the "
                              "plugin's max_output)")
-        return super().write(text)
-
-
-class _Errors(io.StringIO):
-    """A block's stderr: in its output where printed, and kept to look for an error printed but not raised."""
-
-    def __init__(self, output: _Output) -> None:
-        super().__init__()
-        self.output = output
-
-    def write(self, text: str) -> int:
-        self.output.write(text)
         return super().write(text)
 
 
@@ -172,9 +163,10 @@ def _time_limit(seconds: float, where: str):
         signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
-def _line_of(error: BaseException, step: Step, filename: str) -> str:
-    """Where the error happened: the file and line the failing code came from."""
-    frames = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+def _line_of(error: BaseException | None, step: Step, filename: str, said: str = "") -> str:
+    """Where the error happened (raised, or printed in `said`): the file and line the failing code came from."""
+    frames = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename] if error \
+        else [int(n) for n in re.findall(rf'File "{re.escape(filename)}", line (\d+)', said)]
     line = error.lineno if isinstance(error, SyntaxError) and error.filename == filename else (frames or [0])[-1]
     return step.origins[line - 1] if line and 0 < line <= len(step.origins) else step.where
 
@@ -206,7 +198,7 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
     filename = f"<{step.where}>"
     if step.kind == "run":
         buffer = _Output(limits.output, step.where)
-        errors = _Errors(buffer)
+        errors = _Output(limits.output, step.where, into=buffer)
         try:
             compiled = compile(step.code, filename, "exec")
             with _time_limit(limits.seconds, step.where), contextlib.redirect_stdout(buffer), \
@@ -217,8 +209,7 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
         except Exception as error:  # noqa: BLE001 - any error in the lesson's code is the editor's to see
             raise BlockError(f"{_line_of(error, step, filename)}: {_describe(error)}") from None
         if found := UNRAISED.search(said := errors.getvalue()):  # a traceback is never published as output
-            lines = [int(n) for n in re.findall(rf'File "{re.escape(filename)}", line (\d+)', said)]
-            where = step.origins[lines[-1] - 1] if lines and lines[-1] <= len(step.origins) else step.where
+            where = _line_of(None, step, filename, said)
             last = [row for row in said[found.start():].splitlines() if row.strip()][-1].strip()
             raise BlockError(f"{where}: Python printed an error the code did not raise ({found[1]} … {last}): "
                              "fix it, or catch it where it happens")
