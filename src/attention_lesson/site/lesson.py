@@ -36,10 +36,7 @@ class Project:
     def remember(self, files: list[Path], make: Callable[[], T], *extra: str) -> T:
         """``make()``, or what it gave when `files` (and `extra`) were last as they are now: a project kept by
         `mkdocs serve` checks again only the pages an edit changed (ARCHITECTURE.md: what each speed mechanism buys)."""
-        digest = hashlib.sha256("\0".join(extra).encode())
-        for path in files:
-            digest.update(f"\0{path}\0".encode() + (path.read_bytes() if path.is_file() else b"-"))
-        if (key := digest.hexdigest()) not in self.memo:
+        if (key := digest(files, *extra)) not in self.memo:
             self.memo[key] = make()
         return self.memo[key]
 
@@ -85,6 +82,14 @@ class Project:
         path = self.docs / lang / strings.FILE
         own = self.remember([path], lambda: strings.load(path, lang), "strings", lang)
         return own if lang == SOURCE_LANG else own.over(base or self.strings(SOURCE_LANG))
+
+
+def digest(files: list[Path], *extra: str) -> str:
+    """A SHA-256 of `files` as they are now (their paths and bytes; a missing one as such) and `extra`."""
+    found = hashlib.sha256("\0".join(extra).encode())
+    for path in files:
+        found.update(f"\0{path}\0".encode() + (path.read_bytes() if path.is_file() else b"-"))
+    return found.hexdigest()
 
 
 def notebook_page(text: str, path: str) -> Page:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -12,7 +11,7 @@ from typing import Any
 from latex2mathml.converter import convert
 
 from attention_lesson.site import source, strings
-from attention_lesson.site.lesson import SOURCE_LANG, Project
+from attention_lesson.site.lesson import SOURCE_LANG, Project, digest
 
 
 def math_fence(src: str, language: str, css_class: str, options: dict[str, Any], md: Any, **kwargs: Any) -> str:
@@ -47,17 +46,12 @@ def marked_lines(code: str, marks: str, where: str) -> str:
 def fingerprint(project: Project, code: str, runs: dict[str, Any], options: dict[str, Any]) -> str:
     """Everything a language's pages are made of: its folder, the Japanese pages it lacks, the Japanese
     strings, mkdocs.yml, the plugin's options and the runs."""
-    digest = hashlib.sha256()
     own = set(project.pages(code))
     files = [*(project.docs / code).rglob("*"), project.root / "mkdocs.yml",
              project.docs / SOURCE_LANG / strings.FILE,
              *(project.docs / SOURCE_LANG / page for page in project.pages(SOURCE_LANG) if page not in own)]
-    for path in sorted(files):
-        if path.is_file():
-            digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
     data = {page: vars(run) for page, run in runs.items()}
-    digest.update(json.dumps([data, options], sort_keys=True, default=str).encode())
-    return digest.hexdigest()
+    return digest(sorted(files), json.dumps([data, options], sort_keys=True, default=str))
 
 
 def machinery(folder: Path) -> dict[str, float]:
