@@ -1,7 +1,7 @@
 """The pages' figures (heatmap, bars, lines, explorer), drawn from a page's declaration, knowing no page.
 
 Each is a ``<figure>`` with inline SVG written as text (:func:`render`): words are ``<text>`` in the page's
-fonts, ink is ``currentColor``, heatmap cells take the palette's CSS variables (lesson.css), so one SVG reads in
+fonts, ink is ``currentColor``, a heatmap cell's class is its step, coloured by lesson.css, so one SVG reads in
 light and dark. Text is at least 11 CSS px on a 390 px phone, text widths are estimated (:func:`_em`), and the
 output is byte-identical from one build to the next.
 """
@@ -25,12 +25,6 @@ class FigureError(ValueError):
 
 # Data colours: a contrast of at least 3:1 against both white and the dark palette's #1e2129.
 _BLUE, _ORANGE, _GREY, _PURPLE = "#3b82f6", "#e06c00", "#8a8f98", "#a855f7"
-# The heatmap's steps (one per 0.1 of the scale) in the light palette, and each step's text, at least 4.5:1 on it.
-# A cell is painted var(--lesson-heat-N, light fill) and its text var(--lesson-heat-text-N, light text): lesson.css
-# gives the dark palette's steps (there, the larger the weight, the brighter the cell).
-_HEAT = ("#eef0fb", "#d5daf2", "#bdc5e9", "#a6b0df", "#8f9bd5", "#7986cb",
-         "#5d6cb8", "#4f5fac", "#3c4c9d", "#2a388d", "#1a237e")
-_HEAT_TEXT = ("#111322",) * 6 + ("#ffffff",) * 5
 _PHONE_PX, _MIN_PX, _PAD = 358, 11, 8  # a figure's width on a 390 px phone, its least text (CSS px), a margin
 _GRID = 'stroke="currentColor" stroke-opacity="0.15" stroke-width="0.8"'
 _CELL, _HEAT_MAX = 54, 12  # a heatmap cell's side; the largest T whose cells hold their numbers on a phone
@@ -209,28 +203,27 @@ def _heatmap(d: _Decl, ident: str) -> str:
             _text(centre, _PAD + head * 0.9, tl, head, gap=1.25),
             _text(centre, top - (lw if rotate else tick) - 12 - lab * 0.25 - (_lines_of(xl) - 1) * lab * 1.2, xl, lab),
             _text(ybase, top + side / 2, yl, lab, more=_up(ybase, top + side / 2))]
-    for k, name in enumerate(names):
-        x, y = left + (k + 0.5) * C, top + (k + 0.5) * C
-        body.append(_text(x, top - 6, name, tick, "start", ' dy="0.35em"' + _up(x, top - 6)) if rotate
-                    else _text(x, top - 6 - tick * 0.22, name, tick))
-        body.append(_text(left - 6, y, name, tick, "end", ' dy="0.35em"'))
-    body.append('<g stroke="currentColor" stroke-width="0.8">')
+    at = [(left + (k + 0.5) * C, top + (k + 0.5) * C, escape(name)) for k, name in enumerate(names)]  # the labels
+    over = "".join(f'<text x="{_n(x)}" y="{_n(top - 6 + tick * (0.35 if rotate else -0.22))}"'
+                   f'{_up(x, top - 6) if rotate else ""}>{name}</text>' for x, _, name in at)  # the columns'
+    aside = "".join(f'<text x="{left - 6}" y="{_n(y + tick * 0.35)}">{name}</text>' for _, y, name in at)  # the rows'
+    body += [f'<g font-size="{_n(tick)}" text-anchor="{"start" if rotate else "middle"}">{over}</g>',
+             f'<g font-size="{_n(tick)}" text-anchor="end">{aside}</g>']
+    cells, patch, numbers = [], [], []  # a masked cell is hatched, its 0.00 on a patch of the page's colour
     for i, row in enumerate(values):
         for j, v in enumerate(row):
-            x, y, t = left + j * C, top + i * C, _cell_text(v)
-            cell = f'x="{_n(x)}" y="{_n(y)}" width="{C}" height="{C}" stroke-opacity="0.3"'
-            if j > i and v == 0:  # masked
-                w, h = (len(t) * 0.5 + 0.4) * num, 1.3 * num
-                body.append(f'<rect {cell} fill="url(#{ident}-hatch)"/><rect x="{_n(x + (C - w) / 2)}" '
-                            f'y="{_n(y + (C - h) / 2)}" width="{_n(w)}" height="{_n(h)}" stroke="none" '
-                            f'style="fill: var(--md-default-bg-color, #ffffff)"/>'
-                            + _text(x + C / 2, y + C / 2, t, num, more=' dy="0.35em" stroke="none"'))
-                continue
-            step = min(len(_HEAT) - 1, max(0, int((round(v, 2) - low) / (high - low) * (len(_HEAT) - 1) + 0.5)))
-            body.append(f'<rect {cell} style="fill: var(--lesson-heat-{step}, {_HEAT[step]})"/>' + _text(
-                x + C / 2, y + C / 2, t, num, more=f' dy="0.35em" stroke="none" style="fill: '
-                                                   f'var(--lesson-heat-text-{step}, {_HEAT_TEXT[step]})"'))
-    svg = _svg(width, height, d.string("alt"), [*body, "</g>"])
+            x, y, t, masked = left + j * C, top + i * C, _cell_text(v), j > i and v == 0
+            step = min(10, max(0, int((round(v, 2) - low) / (high - low) * 10 + 0.5)))  # one per 0.1 of the scale
+            paint = "" if masked else f' class="h{step}"'  # the step's colours: lesson.css
+            cells.append(f'<path{paint} d="M{x} {y}h{C}v{C}h-{C}z"/>')
+            w, h = (len(t) * 0.5 + 0.4) * num, 1.3 * num
+            patch += [f"M{_n(x + (C - w) / 2)} {_n(y + (C - h) / 2)}h{_n(w)}v{_n(h)}h{_n(-w)}z"] if masked else []
+            numbers.append(f'<text x="{_n(x + C / 2)}" y="{_n(y + C / 2 + num * 0.35)}"{paint}>{t}</text>')
+    body += [f'<g fill="url(#{ident}-hatch)" stroke="currentColor" stroke-opacity="0.3" stroke-width="0.8">'
+             + "".join(cells) + "</g>",
+             *([f'<path d="{"".join(patch)}" style="fill: var(--md-default-bg-color, #ffffff)"/>'] if patch else []),
+             f'<g font-size="{_n(num)}" text-anchor="middle">{"".join(numbers)}</g>']
+    svg = _svg(width, height, d.string("alt"), body)
     reach = max(27, lw + 10)  # a row's button also covers its label, left of the cells
     data = {
         "labels": names,
