@@ -209,8 +209,9 @@ def _heatmap(d: _Decl, ident: str) -> str:
     aside = "".join(f'<text x="{left - 6}" y="{_n(y + tick * 0.35)}">{name}</text>' for _, y, name in at)  # the rows'
     body += [f'<g font-size="{_n(tick)}" text-anchor="{"start" if rotate else "middle"}">{over}</g>',
              f'<g font-size="{_n(tick)}" text-anchor="end">{aside}</g>']
-    cells, patch, numbers = [], [], []  # a masked cell is hatched, its 0.00 on a patch of the page's colour
+    cells, patch, rows = [], [], []  # a masked cell is hatched, its 0.00 on a patch of the page's colour
     for i, row in enumerate(values):
+        numbers = []  # the row's, in a group that sets their baseline
         for j, v in enumerate(row):
             x, y, t, masked = left + j * C, top + i * C, _cell_text(v), j > i and v == 0
             step = min(10, max(0, int((round(v, 2) - low) / (high - low) * 10 + 0.5)))  # one per 0.1 of the scale
@@ -218,11 +219,12 @@ def _heatmap(d: _Decl, ident: str) -> str:
             cells.append(f'<path{paint} d="M{x} {y}h{C}v{C}h-{C}z"/>')
             w, h = (len(t) * 0.5 + 0.4) * num, 1.3 * num
             patch += [f"M{_n(x + (C - w) / 2)} {_n(y + (C - h) / 2)}h{_n(w)}v{_n(h)}h{_n(-w)}z"] if masked else []
-            numbers.append(f'<text x="{_n(x + C / 2)}" y="{_n(y + C / 2 + num * 0.35)}"{paint}>{t}</text>')
+            numbers.append(f'<text x="{_n(x + C / 2)}"{paint}>{t}</text>')
+        rows.append(f'<g transform="translate(0 {_n(top + (i + 0.5) * C + num * 0.35)})">{"".join(numbers)}</g>')
     body += [f'<g fill="url(#{ident}-hatch)" stroke="currentColor" stroke-opacity="0.3" stroke-width="0.8">'
              + "".join(cells) + "</g>",
              *([f'<path d="{"".join(patch)}" style="fill: var(--md-default-bg-color, #ffffff)"/>'] if patch else []),
-             f'<g font-size="{_n(num)}" text-anchor="middle">{"".join(numbers)}</g>']
+             f'<g font-size="{_n(num)}" text-anchor="middle">{"".join(rows)}</g>']
     svg = _svg(width, height, d.string("alt"), body)
     reach = max(27, lw + 10)  # a row's button also covers its label, left of the cells
     data = {
