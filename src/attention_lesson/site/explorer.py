@@ -201,7 +201,7 @@ def draw(d: _Decl, ident: str) -> str:
         f'{escape(d.ui[key].replace("{q}", f"[{p[0]:g}, {p[1]:g}]"))}</button>'
         for i, (key, p) in enumerate(zip(("qk_preset_lesson", "qk_preset_exercise"), presets, strict=True)))
     return (
-        f'<figure class="lesson-figure lesson-qk" data-qk="{_json(data)}">\n<div class="lesson-qk__body">\n'
+        f'<figure class="lesson-figure lesson-qk" data-qk={_json(data)}>\n<div class="lesson-qk__body">\n'
         f'<div class="lesson-qk__plot" dir="ltr">\n{_plane(keys, presets[0], names, d.string("alt"), d.ui, ident)}\n'
         f'</div>\n<div class="lesson-qk__bars">\n<p class="lesson-qk__head">{escape(heads[0])}</p>\n'
         f'{_bar_rows(names, scores, low, high, "score")}\n'

@@ -170,8 +170,9 @@ def _figure(kind: str, svg: str, caption: str) -> str:
 
 
 def _json(value: object) -> str:
-    """A value as a JSON data attribute's text (escaped for a double-quoted attribute)."""
-    return escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    """A value as a JSON data attribute's value, single-quoted: JSON's many " stay as they are."""
+    text = escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")), quote=False)
+    return "'" + text.replace("'", "&#x27;") + "'"
 
 
 def _heatmap(d: _Decl, ident: str) -> str:
@@ -237,7 +238,7 @@ def _heatmap(d: _Decl, ident: str) -> str:
         "text": {k: d.ui[f"heat_{k}"] for k in ("hint", "row", "masked")} | {"sep": d.ui["list_sep"]},
     }
     beside = " lesson-heat--beside" if d.data.get("beside") is True else ""  # two side by side on a wide screen
-    return (f'<figure class="lesson-figure lesson-heat{beside}" data-heat="{_json(data)}">\n'
+    return (f'<figure class="lesson-figure lesson-heat{beside}" data-heat={_json(data)}>\n'
             f'<div class="lesson-heat__plot" dir="ltr" style="max-width: {math.ceil(width)}px">\n{svg}\n</div>\n'
             f'<p class="lesson-heat__readout"></p>\n<figcaption>{escape(d.string("caption", d.string("alt")))}'
             f"</figcaption>\n</figure>")
@@ -378,7 +379,7 @@ def _answer(d: _Decl, ident: str) -> str:
     within = d.numbers("within", "a number")[0] if "within" in d.data else 0.5 * 10**-digits
     data = {"value": value, "within": within, "shown": f"{value:.{digits}f}", "right": d.ui["answer_right"],
             "wrong": d.ui["answer_wrong"]}
-    return (f'<form class="lesson-answer" data-answer="{_json(data)}" hidden>\n<label for="{ident}">'
+    return (f'<form class="lesson-answer" data-answer={_json(data)} hidden>\n<label for="{ident}">'
             f'{escape(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
             f'autocomplete="off" size="8"> <button type="submit" class="md-button md-button--primary">'
             f'{escape(d.ui["answer_check"])}</button>\n<p class="lesson-answer__result" role="status"></p>\n</form>')
