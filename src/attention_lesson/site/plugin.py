@@ -13,6 +13,7 @@ import html
 import logging
 import os
 import posixpath
+import re
 import shutil
 import sys
 import tempfile
@@ -232,8 +233,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         return html_text
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """Every page as written: a Japanese one is kept, a translated one checked against it (:mod:`boundary`)."""
-        src = page.file.src_uri
+        """Every page as written, its templates' indentation dropped (outside <pre>, <textarea>, <script>, <style>:
+        5 KB less to send): a Japanese one is kept, a translated one checked against it (:mod:`boundary`)."""
+        output, src = re.sub(r"(<(pre|textarea|script|style)\b.*?</\2>)|[ \t]*\n[ \t\r\n]*", lambda m: m[1] or "\n",
+                             output, flags=re.S), page.file.src_uri
         if self.lang == SOURCE_LANG:
             self.site.published[src] = output
             return output
