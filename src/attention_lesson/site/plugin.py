@@ -323,7 +323,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.published = self.building = None
         self.fingerprints.clear()
         if isinstance(error, OSError) and self.parent is None:  # a language's build passes it on, to name the site
-            where = error.filename or (f"{site.parent} (the site's disk)" if site else "the site's or the cache's disk")
+            where = error.filename2 or error.filename or (  # a copy's destination, else the file
+                f"{site.parent} (the site's disk)" if site else "the site's or the cache's disk")
             raise PluginError(strings.printable(f"{where}: {error.strerror or error}: nothing was published (free "
                                                 "disk space, or make the folder writable)")) from None
 
