@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,28 @@ from attention_lesson.site.lesson import SOURCE_LANG, Project
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = Project(ROOT)
+
+
+def _left_by_a_killed_run(folder: Path) -> bool:
+    """A store whose run was killed outright (SIGKILL skips pytest_sessionfinish): its process gone, or a day old
+    (on Windows the only sign: os.kill(pid, 0) there stops the process instead of asking)."""
+    pid = folder.name.split("-")[3]
+    if os.name == "posix" and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # another user's process
+            pass
+    return time.time() - folder.stat().st_mtime > 86400
+
+
 OWN_STORE = "LESSON_STORE" not in os.environ  # made by this process (pytest-xdist's workers inherit it): it removes it
 if OWN_STORE:
-    os.environ["LESSON_STORE"] = tempfile.mkdtemp(prefix="lesson-test-store-")
+    for old in Path(tempfile.gettempdir()).glob("lesson-test-store-*-*"):
+        if _left_by_a_killed_run(old):
+            shutil.rmtree(old, ignore_errors=True)
+    os.environ["LESSON_STORE"] = tempfile.mkdtemp(prefix=f"lesson-test-store-{os.getpid()}-")
 STORE = Path(os.environ["LESSON_STORE"])
 CHECK = [sys.executable, "-m", "attention_lesson.site.translations"]
 STRAY = {"LESSON_LANG", "LESSON_NO_CACHE", "LESSON_SITE_URL", "LESSON_REPO_URL", "PYTHONPATH"}
