@@ -185,6 +185,9 @@ CORPUS = {
     "attr-heading": ("page", "## T { x onclick=alert(1) }"),
     "attr-image": ("page", "![x](https://example.org/x.png){ x onerror=alert(1) }"),
     "attr-link": ("page", "[a](https://example.org){ x href=javascript:alert(1) }"),
+    "attr-bare-first": ("page", "[a](https://example.org){ title href=//example.org/x }"),
+    "link-other-site": ("page", "[a](//example.org/x)"),
+    "link-backslash": ("page", "[a](/\\example.org/x)"),
     "attr-escape": ("page", '## T { x onclick="alert(1)\x1b[2J::error::x" }'),
     "code-span-double": ("page", "``<img src=x onerror=alert(1)>```"),
     "code-span-escaped": ("page", "\\`<img src=x onerror=alert(1)>`"),
@@ -350,6 +353,18 @@ def test_output_check_alone_refuses_each_page_case(output_alone: str, corpus: di
     assert "\x1b" not in output_alone, "a translator's ESC reached the log"
 
 
+@needs_translation
+def test_a_page_markdown_would_read_for_minutes_is_refused_before_it_renders(tmp_path: Path) -> None:
+    """30 KB of [ take Python-Markdown minutes (the time grows with the square of the run): the translators'
+    check, which the build runs before any page renders, refuses it in one line naming the page."""
+    project = copy_project(tmp_path)
+    path = project / "docs" / TARGET / pages(TARGET)[0]
+    path.write_text(path.read_text("utf-8") + "\n\n" + "[" * 30_000 + "\n", encoding="utf-8")
+    check = run([*CHECK, TARGET], cwd=project)
+    assert check.returncode == 2 and len(naming(check.stderr, f"docs/{TARGET}/{pages(TARGET)[0]}")) == 1, \
+        check.stderr
+
+
 # -- hostile words: strings.yml ------------------------------------------------------------------------------
 
 
@@ -417,6 +432,8 @@ def test_hostile_words_land_as_text(words_site: Path) -> None:
         assert f"XSS-{key}-" in own, key
     assert "XSS-name-" in home, "the Japanese pages' language switcher shows the language's name"
     assert "XSS-title-" in own
+    twice = sorted({m[0] for m in re.finditer(r"XSS-(?:site_name|site_description)-&amp;\w+;", own)})
+    assert not twice, f"escaped twice: a reader sees the entity, not the character: {twice}"
     assert re.search(r"XSS-ui-\w+-", own) and "XSS-comments-" in own
     prose = "".join(t for p in _language_folder(words_site, TARGET) for t in Markup(p.read_text("utf-8")).text)
     assert "XSS-literals-" in prose, "a printed string rendered as Markdown (the cost page's table)"

@@ -41,8 +41,9 @@ BOUND = {"class", "id", "href", "src", "xlink:href", "type", "rel", "role", "htt
 figure's geometry (which follows its text's length)."""
 URLS = {"href", "src", "action", "formaction", "xlink:href", "poster", "srcset", "data", "background", "cite",
         "ping", "manifest", "codebase", "longdesc", "usemap", "itemtype", "archive", "profile"}
-SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:))", re.I)
-"""An address that runs nothing: https, a fragment, or relative (no scheme before the first ``/``, ``?`` or ``#``)."""
+SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:|[/\\]{2}))", re.I)
+"""An address that runs nothing: https, a fragment, or relative (no scheme before the first ``/``, ``?`` or ``#``,
+and not ``//host``, which a browser reads as another site, nor ``/\\host``, which it reads the same)."""
 SPACE = "".join(map(chr, range(33)))
 """What a browser strips from an address's ends (C0 controls and space); tabs and newlines anywhere."""
 LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",))}

@@ -198,7 +198,7 @@ def steps(page: Page, snippets: Path) -> dict[str, list[Step]]:
 FRONT_MATTER = re.compile(r"^(---\s*$|[A-Za-z0-9_-]+:)")
 """A first line MkDocs reads as metadata: YAML's ---, or MultiMarkdown's key: value."""
 _HTML = re.compile(r"<[A-Za-z!/?]")
-_ATTRS = re.compile(r"\{:?\s*[#.]?[\w-]+=|\{:\s*[#.]|\{\s*[#.][\w-]")
+_ATTRS = re.compile(r"\{:|\{[^{}]*(?:=|(?<![^\s{])[#.][\w-])[^{}]*\}")  # any of its words, not only the first
 _LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)")
 _REF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(?P<target>\S+)", re.M)
 
@@ -258,6 +258,10 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
                             "to show a < write it in `code` or as &lt;)")
         if _ATTRS.search(text):
             problems.append(f"{path}:{line}: attribute lists ({{: …}}) are not allowed in a translation")
+    brackets = [sum(text.count("[") for _, text in page.prose) for page in (original, translated)]
+    if brackets[1] > 2 * brackets[0] + 50:  # Python-Markdown reads a run of [ in a time its square (30 KB: minutes)
+        problems.append(f"{path}: {brackets[1]} [ in its prose, against {brackets[0]} in {original.path}: a "
+                        "translation links what the Japanese page links; write other brackets as `[` or （）")
     for target in sorted(_links(translated) - _links(original)):
         if not target.startswith("https://"):
             line = next((n for n, text in translated.prose if target in text), 0)
