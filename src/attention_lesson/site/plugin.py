@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jinja2 import pass_context
+from markupsafe import escape
 from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
@@ -124,8 +125,9 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         """This language's build: its folder, its words in the theme, the switcher, search and snippets."""
         project, lang, words = self.site.project, self.lang, self.site.words[self.lang]
         config.docs_dir = str(project.docs / lang)
-        config.site_name = html.escape(words.names.get("site_name") or config.site_name)
-        config.site_description = html.escape(words.names.get("site_description") or config.site_description or "")
+        # escaped once, as Markup: Material prints them raw in some places and with `| e` (a no-op on Markup) in others
+        config.site_name = escape(words.names.get("site_name") or config.site_name)
+        config.site_description = escape(words.names.get("site_description") or config.site_description or "")
         config.theme["language"] = lang
         site_url = self.config.site_url.strip().rstrip("/")
         prefix = "" if lang == SOURCE_LANG or self.parent is None else f"{lang}/"
