@@ -305,6 +305,8 @@ def test_every_download_runs_and_prints_in_its_language(site: Path, lang: str) -
     folder = (site if lang == "ja" else site / lang) / "snippets"
     names = sorted(path.name for path in folder.glob("*.py"))
     assert names == sorted(p.name for p in (ROOT / "snippets").glob("*.py") if p.name not in NOT_DOWNLOADED)
+    marked = [name for name in names if "--8<--" in (folder / name).read_text("utf-8")]
+    assert not marked, f"an include's section marks, which the pages do not show, in {lang}/snippets/{marked}"
     proc = run([sys.executable, "-c", RUN_EACH, *names], cwd=folder)
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = dict(zip(*[iter(re.split(r"^== (\S+\.py)$", proc.stdout, flags=re.M)[1:])] * 2, strict=True))

@@ -88,8 +88,9 @@ def added(site: Site, lang: str, notebook_cache: Path) -> dict[str, str | Path]:
         if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \
                 and path.suffix != ".md":
             uri = path.relative_to(project.root).as_posix()
-            found[uri] = strings.localize_source(path.read_text(encoding="utf-8"), words) \
-                if path.suffix == ".py" else path  # as the pages show it, in the language
+            rows = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.suffix == ".py" else []
+            found[uri] = path if not rows else strings.localize_source(  # as the pages show it: in the language,
+                "".join(row for row in rows if not source.SECTION.match(row)), words)  # no include's section marks
     return found
 
 
