@@ -13,12 +13,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
 
+from attention_lesson.site import publish
 from attention_lesson.site.lesson import SOURCE_LANG, Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,17 +26,8 @@ PROJECT = Project(ROOT)
 
 
 def _left_by_a_killed_run(folder: Path) -> bool:
-    """A store whose run was killed outright (SIGKILL skips pytest_sessionfinish): its process gone, or a day old
-    (on Windows the only sign: os.kill(pid, 0) there stops the process instead of asking)."""
-    pid = folder.name.split("-")[3]
-    if os.name == "posix" and pid.isdigit():
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except OSError:  # another user's process
-            pass
-    return time.time() - folder.stat().st_mtime > 86400
+    """A store whose run was killed outright (SIGKILL skips pytest_sessionfinish): its process gone, or a day old."""
+    return publish.abandoned(folder, folder.name.split("-")[3], 86400)
 
 
 OWN_STORE = "LESSON_STORE" not in os.environ  # made by this process (pytest-xdist's workers inherit it): it removes it

@@ -31,9 +31,13 @@ def beside(site: Path) -> Path:
 
 
 def _over(building: Path) -> bool:
-    """Whether the build that made `building` is over: its process gone (killed outright), or an hour passed (on
+    """Whether the build that made `building` is over: its process gone, or an hour passed."""
+    return abandoned(building, building.name.removeprefix(BUILDING).split("-")[0], 3600)
+
+
+def abandoned(folder: Path, pid: str, max_age: float) -> bool:
+    """Whether the process `pid` that made `folder` is gone (killed outright), or `max_age` seconds passed (on
     Windows the only sign: os.kill(pid, 0) there stops the process instead of asking)."""
-    pid = building.name.removeprefix(BUILDING).split("-")[0]
     if os.name == "posix" and pid.isdigit():
         try:
             os.kill(int(pid), 0)
@@ -41,7 +45,7 @@ def _over(building: Path) -> bool:
             return True
         except OSError:  # another user's process
             pass
-    return time.time() - building.stat().st_mtime > 3600
+    return time.time() - folder.stat().st_mtime > max_age
 
 
 def swap(new: Path, site: Path) -> bool:
