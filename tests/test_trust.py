@@ -129,7 +129,12 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict:
     path.write_text(text, encoding="utf-8")
     where = {kind: f"docs/{TARGET}/{page}:{line}" for kind, line in lines.items()}
     (project / "evil.md").write_text(f'```python exec="on"\n{code}\n```\n\n<script>alert(1)</script>\n', "utf-8")
-    notebook = sorted((project / "docs" / TARGET / "notebooks").glob("*.py"))[0]
+    books = project / "docs" / TARGET / "notebooks"
+    if not any(books.glob("*.py")):  # a language just begun has none yet: it starts one from the Japanese one
+        books.mkdir(exist_ok=True)
+        first = sorted((project / "docs" / "ja" / "notebooks").glob("*.py"))[0]
+        shutil.copy(first, books / first.name)
+    notebook = sorted(books.glob("*.py"))[0]
     rows = notebook.read_text("utf-8").splitlines()
     cell = next(n for n, row in enumerate(rows) if row.startswith("# %%") and "[markdown]" not in row)
     rows.insert(cell + 1, code)
