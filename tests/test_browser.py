@@ -170,6 +170,8 @@ class Visit:
     html_lang: str | None = None
     switcher: dict[str, str] = field(default_factory=dict)  # hreflang → absolute href
     text: str = ""
+    policy: str = ""  # its Content-Security-Policy
+    violations: list[str] = field(default_factory=list)  # what the browser blocked by that policy
     axe: list[str] = field(default_factory=list)  # axe-core's violations, in each palette and width
     covered: set[str] = field(default_factory=set)  # code under a copy button on a phone: each block's first line
     wide: set[str] = field(default_factory=set)  # code wider than its block on a 1280 px screen: its longest line
@@ -261,14 +263,20 @@ WIDE = """() => [...document.querySelectorAll(".md-typeset pre > code, .jp-Input
     .map((code) => code.textContent.split("\\n").reduce((a, line) => (line.length > a.length ? line : a), ""))"""
 """The longest line of each code block a reader must scroll sideways to read whole."""
 NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation: none !important; }"
+NO_TRANSITIONS_SHEET = """(rules) => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(rules);
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}"""
+AXE_SOURCE = functools.cache(lambda: AXE.read_text("utf-8"))
 """Material fades colours in over 250 ms: without this, a palette switched just before a run is measured midway."""
 
 
 def audit(tab: Page, visit: Visit) -> Generator[None]:
     """axe-core on the page as it is, in each of its AUDITS (the palette as Material's toggle sets it, the width as
     a window's); yields while a run goes on in the tab, so that the other tabs run theirs meanwhile."""
-    tab.add_script_tag(path=str(AXE))
-    tab.add_style_tag(content=NO_TRANSITIONS)
+    tab.evaluate(AXE_SOURCE())  # as the driver's: a <script> or <style> added to the page would meet its policy
+    tab.evaluate(NO_TRANSITIONS_SHEET, NO_TRANSITIONS)
     for width, scheme, only, skip, exclude in AUDITS[SOURCE_LANG if visit.lang == SOURCE_LANG else "translated"]:
         tab.set_viewport_size({"width": width, "height": 900})
         tab.evaluate(AXE_START, [scheme, only, skip, AXE_EXCLUDE + exclude])
@@ -285,6 +293,7 @@ def visits(browser: Browser, site_url: str) -> dict[str, list[Visit]]:
     The tabs are a touch screen's (no hover: what Material does for a phone), 1280 then 390 px wide."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", has_touch=True)
     context.set_default_timeout(10_000)
+    context.add_init_script(VIOLATIONS)
     todo = [Visit(lang, address(page)) for lang in LANGS for page in PAGES]
     waiting, turns = iter(todo), deque()
 
@@ -323,6 +332,8 @@ def visits(browser: Browser, site_url: str) -> dict[str, list[Visit]]:
         visit.switcher = dict(tab.eval_on_selector_all(
             "a.md-select__link", "els => els.map(e => [e.getAttribute('hreflang'), e.href])"))
         visit.text = tab.inner_text("body")
+        visit.policy = tab.get_attribute(POLICY, "content") if tab.locator(POLICY).count() == 1 else ""
+        visit.violations = tab.evaluate("() => window.lessonViolations")
         slot["audit"] = audit(tab, visit)
         next(slot["audit"])
         turns.append((tab, slot))
@@ -330,7 +341,27 @@ def visits(browser: Browser, site_url: str) -> dict[str, list[Visit]]:
     return {lang: [v for v in todo if v.lang == lang] for lang in LANGS}
 
 
+VIOLATIONS = """window.lessonViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.lessonViolations.push(
+    `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));"""
+"""Run before any of the page's scripts (by the driver, which the policy does not govern): what it blocks."""
+POLICY = 'meta[http-equiv="Content-Security-Policy"]'
+STRICT = ["default-src 'none'", "script-src 'self' 'sha256-", "style-src 'self'", "img-src 'self' data:",
+          "connect-src 'self'", "base-uri 'none'", "form-action 'none'"]
+"""What every page's policy says: nothing from another site, scripts by their hashes, no base, no form target."""
+
+
+def _policy_problems(visit: Visit) -> list[str]:
+    policy = visit.policy
+    return ([] if policy else ["no Content-Security-Policy"]) + [f"its policy lacks {rule!r}" for rule in STRICT
+                                                                if policy and rule not in policy] + (
+        ["its policy allows inline scripts or eval"] if "unsafe-inline'" in policy.split("style-src-attr")[0]
+        or "unsafe-eval" in policy else [])
+
+
 EVERY_PAGE: dict[str, Callable[[Visit, str], list[str]]] = {  # one property each: what is wrong with a visit
+    "strict-policy": lambda v, url: _policy_problems(v),
+    "no-policy-violation": lambda v, url: v.violations,
     "loads": lambda v, url: [] if v.status == 200 else [f"HTTP {v.status}"],
     "no-console-error": lambda v, url: v.console,
     "no-page-error": lambda v, url: v.errors,
@@ -419,6 +450,7 @@ def corpus_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     served_site = folder / "site"
     shutil.copytree(site, served_site)
     for path, text in written.items():
+        (served_site / path).mkdir(parents=True, exist_ok=True)  # a language the tree does not have: not visited
         (served_site / path / "index.html").write_text(text, encoding="utf-8")
     with served(served_site) as url:
         yield url, sorted(path for path in written if path.split("/")[0] in set(LANGS) - {SOURCE_LANG})
@@ -858,3 +890,98 @@ def test_a_right_to_left_page_keeps_code_numbers_and_figures_left_to_right(tab: 
     fallback = next(p for p in PAGES if p.endswith(".md") and p != page and p != "index.md")
     seen = tab.open(f"{url}ar/{address(fallback)}").evaluate(LTR)
     assert seen["japanese"] == ["ltr"], "an untranslated page keeps the Japanese direction"
+
+
+# -------------------- The policy: markup forced into a published page by hand runs nothing and loads nothing
+FORCED = ('<script>alert("inline")</script><script src="https://example.org/x.js"></script>'
+          '<img src="x" onerror="alert(1)"><link rel="stylesheet" href="https://example.org/x.css">'
+          '<a href="javascript:alert(1)" id="forced-link">x</a>')
+BLOCKED = ["script-src-elem inline", "script-src-elem https://example.org/x.js", "script-src-attr inline",
+           "style-src-elem https://example.org/x.css"]
+"""What the browser reports blocking, by directive and address (the handler and the inline script: 'inline')."""
+
+
+@pytest.fixture(scope="module")
+def forced_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+    """The site with FORCED written into the content of a page of every language, as if a check had missed it."""
+    folder = tmp_path_factory.mktemp("forced") / "site"
+    shutil.copytree(site, folder)
+    paths = [prefix(lang) + address(PAGES[1]) for lang in LANGS]
+    for path in paths:
+        page = folder / path / "index.html"
+        text = page.read_text("utf-8")
+        at = text.index(">", text.index('<article class="md-content__inner')) + 1
+        page.write_text(text[:at] + FORCED + text[at:], encoding="utf-8")
+    with served(folder) as url:
+        yield url, paths
+
+
+def test_the_policy_blocks_markup_forced_into_a_page(browser: Browser, forced_url: tuple[str, list[str]]) -> None:
+    url, paths = forced_url
+    context = browser.new_context()
+    context.add_init_script(VIOLATIONS)
+    bad, asked = [], []  # what reached the network layer (a request the policy blocks never does)
+    context.route("https://example.org/**", lambda route: (asked.append(route.request.url), route.abort()))
+    try:
+        tab = Tab(context.new_page())
+        watch(tab.page, lambda: tab.visit)
+        for path in paths:
+            page = tab.open(url + path)
+            page.wait_for_load_state("load")
+            page.click("#forced-link")
+            page.wait_for_timeout(100)
+            blocked = page.evaluate("() => window.lessonViolations")
+            bad += [f"/{path}: {problem}" for problem in tab.visit.dialogs]
+            bad += [f"/{path}: asked {u}" for u in asked]
+            asked.clear()
+            bad += [f"/{path}: not reported: {want}" for want in BLOCKED
+                    if not any(b.startswith(want) for b in blocked)]
+    finally:
+        context.close()
+    assert not bad, "\n".join(bad)
+
+
+# -------------------- The check parses as the browser does
+PARSED = {  # markup that html.parser (Python 3.11) read otherwise than a browser does, and other raw-text cases
+    "comment-short": "<p>a<!--><img src=x onerror=alert(1)>-->b</p>",
+    "comment-dash": "<p>a<!---><img src=x onerror=alert(1)>-->b</p>",
+    "cdata": "<p><![CDATA[><img src=x onerror=alert(1)>]]></p>",
+    "processing-instruction": "<p><?x><img src=x onerror=alert(1)>?></p>",
+    "noscript": '<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>',
+    "textarea": '<textarea><p title="</textarea><img src=x onerror=alert(1)>"></textarea>',
+    "title": '<title><p title="</title><img src=x onerror=alert(1)>"></title>',
+    "style": '<style><p title="</style><img src=x onerror=alert(1)>"></style>',
+    "xmp": '<xmp><p title="</xmp><img src=x onerror=alert(1)>"></xmp>',
+    "noembed": '<noembed><p title="</noembed><img src=x onerror=alert(1)>"></noembed>',
+    "svg-style": "<svg><style><img src=x onerror=alert(1)></style></svg>",
+    "math-style": "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+    "template": "<template><img src=x onerror=alert(1)></template>",
+    "end-tag-attribute": '<p>a</p title="><img src=x onerror=alert(1)>">',
+    "closing-content": '<div><article class="md-content__inner"><p>`</article><script>alert(1)</script>`</p>',
+}
+DOM_TREE = """() => {
+    const walk = (node) => [...(node.content || node).childNodes].flatMap((child) => child.nodeType === 1
+        ? [[child.localName.toLowerCase(), [...child.attributes].map((a) => [a.name, a.value]).sort(),
+            walk(child), [...(child.content || child).childNodes].filter((t) => t.nodeType === 3)
+                .map((t) => t.data).join("")]]
+        : []);
+    return walk(document);
+}"""
+"""The document as Chromium built it: per element, its name, attributes, children and text."""
+
+
+def _tree(element: object) -> list:
+    from attention_lesson.site import boundary
+
+    assert isinstance(element, boundary.Element)
+    return [[child.tag.lower(), sorted([list(a) for a in child.attrs]), _tree(child), "".join(child.text)]
+            for child in element.children]
+
+
+@pytest.mark.parametrize("case", list(PARSED), ids=list(PARSED))
+def test_the_check_reads_a_page_as_chromium_does(tab: Tab, case: str) -> None:
+    from attention_lesson.site import boundary
+
+    document = f"<!doctype html><html><head></head><body>{PARSED[case]}</body></html>"
+    tab.page.set_content(document)
+    assert _tree(boundary.parse(document)) == tab.page.evaluate(DOM_TREE)

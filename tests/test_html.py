@@ -28,6 +28,10 @@ MATERIAL = [
     ("Attribute “autocomplete” is only allowed when the input type is", 'class="md-toggle"'),
 ]
 """(the start of vnu's message, a string of the markup it quotes): what the project cannot change, with why."""
+POLICY = ("Resource violates Content Security Policy", "Inline script violates Content Security Policy")
+"""vnu's own reading of a page's policy, which it applies to the files it reads from disk: it takes a file: address
+for another origin than 'self' and a JSON <script> for one that runs. The browser is the policy's judge:
+tests/test_browser.py loads every page of every language and counts zero violations."""
 
 
 def unavailable(reason: str) -> None:
@@ -61,5 +65,6 @@ def test_every_page_is_valid_html(vnu: list[str], site: Path) -> None:
     bad = [f"{m.get('url', '').partition(site.name)[2]}:{m.get('lastLine')}: {m['message']}\n    "
            f"{m.get('extract', '').strip()}" for m in messages
            if (m["type"] == "error" or m.get("subType") == "warning")
-           and not any(m["message"].startswith(start) and quoted in m.get("extract", "") for start, quoted in MATERIAL)]
+           and not any(m["message"].startswith(start) and quoted in m.get("extract", "") for start, quoted in MATERIAL)
+           and not m["message"].startswith(POLICY)]
     assert not bad, f"{len(bad)} problem(s):\n" + "\n".join(bad)

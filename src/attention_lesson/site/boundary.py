@@ -1,24 +1,29 @@
 """A translated page as it is published, checked against the Japanese page as it is published: only its text and
-its prose markup may differ (ARCHITECTURE.md, "The trust boundary").
+its prose markup may differ (ARCHITECTURE.md, "The trust boundary"); and the policy every page carries, which the
+browser enforces whatever the check missed.
 
-Both pages are read by the standard library's HTML parser (``html.parser``), which tokenises as a browser does;
-nothing here reads HTML with a regular expression.
+Both pages are parsed by JustHTML, an implementation of the WHATWG parsing algorithm (tokenizer and tree builder,
+with scripting enabled, as a browser parses a page), so that the tree checked is the tree a browser builds: a
+comment opened as ``<!-->``, a ``<![CDATA[`` section, ``<noscript>`` or ``<textarea>`` are read as Chromium reads
+them. The standard library's ``html.parser`` is not such a parser (ARCHITECTURE.md, "Why JustHTML").
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from itertools import zip_longest
 from pathlib import Path
+
+from justhtml import JustHTML
 
 from attention_lesson.site.strings import CONTROL, DECEIVING
 
 REFUSED = '<!doctype html>\n<meta charset="utf-8">\n<title>-</title>\n<p>Not published: see the build\'s output.</p>\n'
 """What is written in place of a refused page (the build fails; `mkdocs serve` would serve the page meanwhile)."""
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 PROSE = {**{tag: frozenset() for tag in ("br", "hr", "em", "strong", "del", "ins", "sup", "sub", "blockquote",
                                           "ul", "li", "code", "kbd", "mark", "table", "thead", "tbody", "tr",
                                           "summary")},
@@ -50,6 +55,14 @@ LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",))}
 """Elements that follow a translated text: a figure's wrapped lines, Pygments' tokens of a comment or string."""
 CONTAINERS = {"jp-RenderedMarkdown"}
 """Classes of elements, outside prose, whose children are prose: a notebook's markdown cell."""
+TOC = "md-nav--secondary"
+"""Material's table of contents (in the sidebar, and in the menu on a phone): its items are the page's headings."""
+EDIT = ("a", "edit")
+"""Material's edit button, which a page shown in Japanese does not have (there is no file of its language yet)."""
+DEEPER, GROWTH, ROOM = 12, 3, 200_000
+"""How much deeper and longer than the Japanese page a translated one may be: room for a language's words."""
+DATA = re.compile(r"application/(ld\+)?json|importmap|speculationrules|text/template", re.I)
+"""Script types a browser does not run as a script (the policy's hashes are for those it runs)."""
 
 
 @dataclass
@@ -58,6 +71,7 @@ class Element:
     attrs: list[tuple[str, str]]
     children: list[Element] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
+    html: bool = True  # in the HTML namespace (not SVG's or MathML's, whose <a> or <style> is another element)
 
     @property
     def classes(self) -> set[str]:
@@ -69,76 +83,87 @@ class Element:
         return (self.tag, tuple(sorted((name, value if name in BOUND - URLS else "") for name, value in self.attrs)))
 
 
-class _Tree(HTMLParser):
-    """An HTML text as elements, as a browser's tokeniser reads it (end tags close up to their own element)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Element("#root", [])
-        self._open = [self.root]
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        element = Element(tag, [(name, value or "") for name, value in attrs])
-        self._open[-1].children.append(element)
-        if tag not in VOID:
-            self._open.append(element)
-
-    def handle_endtag(self, tag: str) -> None:
-        for depth in range(len(self._open) - 1, 0, -1):
-            if self._open[depth].tag == tag:
-                del self._open[depth:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self._open[-1].text.append(data)
+def parse(text: str) -> Element:
+    """An HTML document as the tree a browser builds of it: elements (a template's content as its children) and
+    their text; comments, processing instructions and the doctype are nothing a reader sees or a browser runs."""
+    root = Element("#root", [])
+    stack = [(JustHTML(text, sanitize=False).root, root)]
+    while stack:  # iterative: a page nested a thousand deep is no RecursionError
+        node, element = stack.pop()
+        children = [*(node.children or []), *(getattr(getattr(node, "template_content", None), "children", None) or [])]
+        made = []
+        for child in children:
+            if child.name == "#text":
+                element.text.append(child.data or "")
+            elif not child.name.startswith(("#", "!")):
+                made.append((child, Element(child.name, [(k, v or "") for k, v in (child.attrs or {}).items()],
+                                            html=child.namespace in (None, "html"))))
+        element.children.extend(e for _, e in made)
+        stack.extend(reversed(made))
+    return root
 
 
 @dataclass
 class Outline:
     """What a published page is made of, as the checks compare it."""
 
+    frame: list[tuple] = field(default_factory=list)  # every element outside the content, as (depth, shape)
+    framed: list[Element] = field(default_factory=list)  # those elements
+    toc: list[Element] = field(default_factory=list)  # the items of its tables of contents
     blocks: list[tuple] = field(default_factory=list)  # the content's non-prose, in order
     prose: list[Element] = field(default_factory=list)  # the content's prose elements
-    around: list[Element] = field(default_factory=list)  # every element outside the content
     elements: list[Element] = field(default_factory=list)  # every element
+    scripts: list[str] = field(default_factory=list)  # the text of every script a browser runs, in order
+    depth: int = 0  # the deepest nesting
+    size: int = 0  # characters
     text: str = ""  # every text, for the characters in it
 
     @property
     def kinds(self) -> set[tuple]:
-        """The kinds of element around the content: tag and attribute names."""
-        return {_kind(e) for e in self.around}
+        """The kinds of element in its tables of contents: tag and attribute names."""
+        return {_kind(e) for e in self.toc}
 
 
 def _is_prose(element: Element) -> bool:
     allowed = PROSE.get(element.tag)
-    return (allowed is not None and {name for name, _ in element.attrs} <= allowed
+    return (element.html and allowed is not None and {name for name, _ in element.attrs} <= allowed
             and element.classes <= PROSE_CLASSES)
 
 
 def outline(text: str) -> Outline:
-    found = Outline()
-
-    def walk(element: Element, content: bool, opaque: bool) -> None:
+    """The page as a browser builds it (:func:`parse`), sorted into what the checks compare: the frame (outside
+    the content, element for element), the tables of contents, and the content's prose and blocks."""
+    found, texts = Outline(), []
+    stack: list[tuple[Element, int, str]] = [(parse(text), 0, "frame")]  # frame, toc, edit, content or opaque
+    while stack:
+        element, depth, where = stack.pop()
         texts.extend(element.text)
-        for child in element.children:
+        found.depth = max(found.depth, depth)
+        for child in reversed(element.children):  # pushed last first: taken in document order
             found.elements.append(child)
-            if not content or "md-content__button" in child.classes:  # Material's page actions are around it
-                if not (inner := child.tag == "article" and "md-content__inner" in child.classes):  # the content
-                    found.around.append(child)
-                walk(child, inner, False)
-            elif opaque or not _is_prose(child):
-                if not (opaque and _kind(child) in LAYOUT):
+            attrs = dict(child.attrs)
+            if child.tag == "script" and not DATA.fullmatch(attrs.get("type", "")):
+                found.scripts.append("".join(child.text))
+            edit = (child.tag, attrs.get("rel")) == EDIT and "md-content__button" in child.classes
+            if where in ("toc", "edit"):
+                inner = where
+                if where == "toc":
+                    found.toc.append(child)
+            elif where == "frame" or "md-content__button" in child.classes:  # Material's page actions: frame too
+                inner = ("edit" if edit else "content" if child.tag == "article" and "md-content__inner" in
+                         child.classes else "toc" if TOC in child.classes else "frame")
+                if not edit:
+                    found.framed.append(child)
+                    found.frame.append((depth, child.shape()))
+            elif where == "opaque" or not _is_prose(child):
+                if not (where == "opaque" and _kind(child) in LAYOUT):
                     found.blocks.append(child.shape())
-                walk(child, True, not (child.classes & CONTAINERS))
+                inner = "content" if child.classes & CONTAINERS else "opaque"
             else:
                 found.prose.append(child)
-                walk(child, True, False)
-
-    texts: list[str] = []
-    walk(_Tree(text).root, False, False)
-    found.text = "".join(texts)
+                inner = "content"
+            stack.append((child, depth + 1, inner))
+    found.text, found.size = "".join(texts), len(text)
     return found
 
 
@@ -158,60 +183,76 @@ def _kind(element: Element) -> tuple:
     return element.tag, tuple(sorted(name for name, _ in element.attrs))
 
 
-def _element_problem(element: Element, urls: set[str]) -> Problem | None:
+def _element_problem(element: Element, urls: set[str], own: str) -> Problem | None:
     for name, value in element.attrs:
         if name.startswith("on"):
             return Problem(f"an event handler, {name}=, on {_show(element.tag, element.attrs)}", name)
-        if name in URLS and value not in urls and (CONTROL.search(value) or not SAFE_URL.match(
-                re.sub(r"[\t\n\r]", "", value).strip(SPACE))):
+        address = re.sub(r"[\t\n\r]", "", value).strip(SPACE)
+        if name in URLS and value not in urls and not (own and address.startswith(own)) and (
+                CONTROL.search(value) or not SAFE_URL.match(address)):
             return Problem(f"an address that is neither https nor relative: {_show(element.tag, element.attrs)}",
                            value.strip()[:30])
     return None
 
 
-def problems(ours: Outline, translated: str, known: set[tuple] = frozenset()) -> list[Problem]:
+def _difference(ours: list, theirs: list) -> tuple:
+    """The first item that differs, or is missing on either side: (ours, theirs)."""
+    return next((a, b) for a, b in zip_longest(ours, theirs) if a != b)
+
+
+def _shown(item: tuple | None) -> str:
+    return _show(*item) if item else "nothing more"
+
+
+def problems(ours: Outline, translated: str, known: set[tuple] = frozenset(), own: str = "") -> list[Problem]:
     """Everything `translated` (a page's published HTML) has that `ours` (the Japanese page's outline) does not
-    allow, at most one problem an element. `known`: the kinds of element any Japanese page has around its content
-    (a translated page may have a table of contents where the Japanese page has too few headings for one)."""
+    allow, at most one problem an element. `known`: the kinds of element any Japanese page's table of contents
+    has (a translated page's headings name its items); `own`: the site's address, which is no other site."""
     theirs = outline(translated)
-    urls, kinds = {v for e in ours.elements for n, v in e.attrs if n in URLS}, ours.kinds | known | LAYOUT
-    bound = {(e.tag, name, value) for e in ours.around for name, value in e.attrs}
+    urls = {v for e in ours.elements for n, v in e.attrs if n in URLS}
     found: dict[int, Problem] = {}  # by element: one problem each
     for element in theirs.elements:
-        if problem := _element_problem(element, urls):
+        if problem := _element_problem(element, urls, own):
             found[id(element)] = problem
     for element in theirs.prose:  # th and td: a column's alignment only
         if id(element) not in found and not ALIGN.fullmatch(dict(element.attrs).get("style", "text-align: left;")):
             found[id(element)] = Problem(f"a style on {_show(element.tag, element.attrs)}", "style")
-    for element in theirs.around:
-        odd = next((value or name for name, value in element.attrs if name in BOUND - URLS - {"id", "class"}
-                    and (element.tag, name, value) not in bound), None)
-        if id(element) not in found and (_kind(element) not in kinds or odd is not None):
-            found[id(element)] = Problem(f"{_show(element.tag, element.attrs)} around the content, of a kind the "
-                                         "Japanese page does not have", odd or element.tag)
+    for element in theirs.toc:  # a heading's item: of the kinds the Japanese pages' items are, to a fragment
+        href = dict(element.attrs).get("href", "#")
+        if id(element) not in found and (_kind(element) not in known | ours.kinds or not href.startswith("#")):
+            found[id(element)] = Problem(f"{_show(element.tag, element.attrs)} in the table of contents, of a kind "
+                                         "the Japanese pages do not have there", href if href != "#" else element.tag)
+    page = []
+    if theirs.frame != ours.frame:  # outside the content, the Japanese page's elements, one for one
+        (_, wanted), (_, has) = (item or (0, None) for item in _difference(ours.frame, theirs.frame))
+        needle = next((v for n, v in (has[1] if has else ()) if v and n != "class"), has[0] if has else "")
+        page.append(Problem(f"{_shown(has)} outside the content where the Japanese page has {_shown(wanted)} (the "
+                            "page around the text is every language's)", needle))
+    if theirs.scripts != ours.scripts:
+        page.append(Problem("a script the Japanese page does not run", "script"))
+    if theirs.depth > ours.depth + DEEPER or len(translated) > GROWTH * ours.size + ROOM:
+        page.append(Problem(f"elements nested {theirs.depth} deep and {len(translated):,} characters where the "
+                            f"Japanese page has {ours.depth} and {ours.size:,} (a translation is about as long)", ""))
     ids = [value for e in theirs.elements for name, value in e.attrs if name == "id"]
-    page = [Problem(f'two elements with id="{twice}" (a heading named as something the page already names)', twice)
-            for twice in sorted({i for i in ids if ids.count(i) > 1})]
+    page += [Problem(f'two elements with id="{twice}" (a heading named as something the page already names)', twice)
+             for twice in sorted({i for i in ids if ids.count(i) > 1})]
     page += [Problem(f"an invisible character, U+{ord(mark):04X}, that changes how the text around it is read", mark)
              for mark in sorted(set(DECEIVING.findall(theirs.text)) - set(DECEIVING.findall(ours.text)))]
     if theirs.blocks != ours.blocks:  # the first block that differs, or is missing on either side
-        wanted, has = next((a, b) for a, b in zip_longest(ours.blocks, theirs.blocks) if a != b)
-        page.append(Problem(f"{_show(*has) if has else 'nothing more'} where the Japanese page has "
-                            f"{_show(*wanted) if wanted else 'nothing more'} (its code blocks, figures, formulas "
-                            "and notebook cells, in order, are every language's)", ""))
+        wanted, has = _difference(ours.blocks, theirs.blocks)
+        page.append(Problem(f"{_shown(has)} where the Japanese page has {_shown(wanted)} (its code blocks, figures, "
+                            "formulas and notebook cells, in order, are every language's)", ""))
     return [*found.values(), *page]
 
 
-def refusals(japanese: dict[str, str], outlines: dict[str, Outline], page: str, output: str, source: Path,
-             shown: str) -> list[str]:
+def refusals(outlines: dict[str, Outline], page: str, output: str, source: Path, shown: str,
+             own: str = "") -> list[str]:
     """A translated page's problems (`output`, the page as written, against the Japanese `page`), one line each
     naming `shown` (its source, ``docs/<code>/<page>``) and, where the problem's text is found in it, the line.
-    `japanese`: each Japanese page as written; `outlines`, theirs, made here when first needed (a `mkdocs serve`
-    rebuild of the Japanese pages alone makes none)."""
-    outlines.update({name: outline(text) for name, text in japanese.items() if name not in outlines})
+    `outlines`: each Japanese page's as written; `own`: the address the site is given (serve's own too)."""
     ours = outlines.get(page)
     known = {kind for each in outlines.values() for kind in each.kinds}
-    found = problems(ours, output, known) if ours else [Problem("no Japanese page to compare it with", "")]
+    found = problems(ours, output, known, own) if ours else [Problem("no Japanese page to compare it with", "")]
     text = source.read_text("utf-8", errors="replace").lower().splitlines() if found and source.is_file() else []
     lines = []
     for problem in found:
@@ -219,3 +260,24 @@ def refusals(japanese: dict[str, str], outlines: dict[str, Outline], page: str, 
         lines.append(f"{shown}{f':{line}' if line else ''}: the page as built has {problem.what}; a translation is "
                      "text and Markdown prose (docs/TRANSLATING.md)")
     return lines
+
+
+def policy(scripts: Iterable[str]) -> str:
+    """The Content-Security-Policy of a page that runs these inline scripts (a Japanese page's, which its
+    translations run too): code, styles, fonts, images and connections from the site only. Style attributes are
+    allowed (figures place their bars with them; they load nothing, since images and fonts come from the site
+    only); images may also be ``data:`` (Material's icons are SVG data in its stylesheet)."""
+    hashes = sorted({f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts
+                     if s.strip()})
+    return "; ".join(["default-src 'none'", " ".join(["script-src 'self'", *hashes]), "style-src 'self'",
+                      "style-src-attr 'unsafe-inline'", "img-src 'self' data:", "font-src 'self'",
+                      "connect-src 'self'", "worker-src 'self'", "manifest-src 'self'", "base-uri 'none'",
+                      "form-action 'none'"])
+
+
+def with_policy(output: str, scripts: Iterable[str]) -> str:
+    """`output` with its policy (:func:`policy`) first in its head, before anything it governs."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(scripts)}">'
+    charset = output.find("<meta charset")  # Material's first element, and a refused page's: the policy next
+    at = output.find(">", charset) + 1 if charset >= 0 else 0
+    return f"{output[:at]}\n{meta}{output[at:]}"

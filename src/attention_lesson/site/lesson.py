@@ -135,8 +135,7 @@ class Site:
     words: dict[str, strings.Strings]
     runs: dict[str, PageRun] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
-    published: dict[str, str] = field(default_factory=dict)  # each Japanese page as written, by source
-    outlines: dict[str, Outline] = field(default_factory=dict)  # theirs, once a translated page is checked
+    outlines: dict[str, Outline] = field(default_factory=dict)  # each Japanese page as written, by source
     refused: list[str] = field(default_factory=list)  # what a translated page published that it may not
     status: dict[str, dict[str, str]] = field(default_factory=dict)  # every page's state in every language
 
@@ -243,6 +242,8 @@ def folder_problems(project: Project, lang: str) -> list[str]:
                                 "if it is a translation")
             elif name.startswith(".") or path.is_dir():
                 continue
+            elif not path.is_file():  # a pipe would never end a read, a device neither
+                problems.append(f"{shown}: not a regular file (a pipe, socket or device): remove it")
             elif path.relative_to(folder).as_posix() not in allowed:
                 problems.append(f"{shown}: not a translation of a page of docs/{SOURCE_LANG}/: remove it (images and "
                                 f"other files come from docs/{SOURCE_LANG}/)")

@@ -75,6 +75,8 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.site: Site | None = None
         self.parent: Site | None = None  # given by the build that started this language's build
         self.lang = SOURCE_LANG
+        self.alone = False  # the Japanese pages a language built alone is compared with: built as it is
+        self.root_url = ""  # the address of the site's root this build was given, if any
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
         self.fallbacks: set[str] = set()
@@ -129,8 +131,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         config.site_name = escape(words.names.get("site_name") or config.site_name)
         config.site_description = escape(words.names.get("site_description") or config.site_description or "")
         config.theme["language"] = lang
-        site_url = self.config.site_url.strip().rstrip("/")
+        # the option's address, else the one MkDocs was given (serve's own, or the first build's for a language's)
+        site_url = (self.config.site_url or config.site_url or "").strip().rstrip("/")
         prefix = "" if lang == SOURCE_LANG or self.parent is None else f"{lang}/"
+        self.root_url = f"{site_url}/" if site_url else ""
         if site_url:
             config.site_url = f"{site_url}/{prefix}"
         repo = self.config.repo_url.strip().rstrip("/")
@@ -139,7 +143,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             config.repo_name = urlsplit(repo).path.strip("/")
             config.edit_uri = f"edit/main/docs/{lang}/"
         root_path = (urlsplit(site_url).path.rstrip("/") + "/") if site_url else "/"
-        alone = self.config.lang and self.parent is None  # one language alone, at the site's root: no switcher
+        alone = self.alone or (self.config.lang and self.parent is None)  # one language at the root: no switcher
         alternates = [{"name": self.site.words[code].names.get("name", code), "lang": code,
                        "link": ("" if lang == SOURCE_LANG else "../") + ("" if code == SOURCE_LANG else f"{code}/"),
                        "root": root_path + ("" if code == SOURCE_LANG else f"{code}/")}
@@ -240,15 +244,23 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         Japanese one is kept, a translated one checked against it (:mod:`boundary`)."""
         output, src = re.sub(r"(<(pre|textarea|script|style)\b.*?</\2>)|[ \t]*\n[ \t\r\n]*", lambda m: m[1] or "\n",
                              output, flags=re.S), page.file.src_uri
-        if self.lang == SOURCE_LANG:
-            self.site.published[src] = output
-            return output
+        if self.lang == SOURCE_LANG:  # remembered by its text: a serve rebuild parses only the pages an edit changed
+            ours = self.site.project.remember([], lambda: boundary.outline(output), "outline", output)
+            self.site.outlines[src] = ours
+            return boundary.with_policy(output, ours.scripts)
         written = src.replace(".ipynb", ".py")  # the file the page was written from: a fallback's is Japanese
         path = f"docs/{SOURCE_LANG if written in self.fallbacks else self.lang}/{written}"
-        refused = boundary.refusals(self.site.published, self.site.outlines, src, output,
-                                     self.site.project.root / path, path)
+        refused = boundary.refusals(self.site.outlines, src, output, self.site.project.root / path, path,
+                                    self.root_url)
         self.site.refused += refused
-        return boundary.REFUSED if refused else output
+        ours = self.site.outlines.get(src)
+        return boundary.with_policy(output if ours and not refused else boundary.REFUSED, ours.scripts if ours else [])
+
+    def on_post_template(self, output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+        """The 404 page carries the policy too, for the scripts its template runs (its texts are escaped)."""
+        if not template_name.endswith(".html"):
+            return output_content
+        return boundary.with_policy(output_content, boundary.outline(output_content).scripts)
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, other languages' pages are hidden from MkDocs' clean-up (see _language)."""
@@ -302,10 +314,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         mine = dict(self.__dict__)
         try:
             child = load_config(config.config_file_path, site_dir=str(folder or Path(config.site_dir) / code),
-                                strict=config.strict)
+                                strict=config.strict, site_url=self.root_url or None)
             plugin = child.plugins["attention-lesson"]
             plugin.config.update({**mine["config"], "lang": code})
             plugin.parent, plugin.command, plugin.published, plugin.building = self.site, self.command, None, None
+            plugin.alone = folder is not None  # the Japanese pages for a language alone: as that language's are
             try:
                 build(child, dirty=False)
             except Abort:  # a strict build's warnings: if pages were refused, those are said, every language's
