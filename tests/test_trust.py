@@ -16,6 +16,7 @@ import ast
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 from html.parser import HTMLParser
@@ -218,7 +219,20 @@ CORPUS = {
     "link-environ": ("link", ("env.txt", "/proc/self/environ")),
     "link-git": ("link", ("git", "../../../.git")),
     "yaml-depth": ("strings", "deep: " + "[" * 600 + "]" * 600),
+    # markup the standard library's html.parser read otherwise than a browser, behind an escaped backtick (which a
+    # reader of code spans may take for the start of one), and markup that leaves the content for the page around it
+    "close-content-script": ("page", "\\`</article><script>alert(1)</script>`"),
+    "close-content-script-src": ("page", '\\`</article></div><script defer src="https://example.org/x.js"></script>`'),
+    "close-content-stylesheet": ("page", '\\`</article><link rel="stylesheet" href="https://example.org/x.css">`'),
+    "comment-short": ("page", "\\`<!--><img src=x onerror=alert(1)>-->`"),
+    "cdata": ("page", "\\`<![CDATA[><img src=x onerror=alert(1)>]]>`"),
+    "processing-instruction": ("page", "\\`<?x><img src=x onerror=alert(1)>?>`"),
+    "noscript": ("page", '\\`<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>`'),
+    "textarea": ("page", '\\`<textarea><p title="</textarea><img src=x onerror=alert(1)>"></textarea>`'),
+    "notebook-comment-short": ("notebook", "<!--><img src=x onerror=alert(1)>-->"),
 }
+FILES = next(code for code in ("pt", "nl", "sv", "pl") if code not in TRANSLATED)
+"""A language of Material's, not in the tree: the folder the corpus's files and links go to."""
 ON_PAGES = [case for case, (where, _) in CORPUS.items() if where in ("page", "first-line", "notebook-head", "notebook")]
 
 
@@ -226,8 +240,13 @@ def _hostile_copy(tmp: Path) -> tuple[Path, dict[str, str]]:
     """A copy with every case of the corpus, each in a file of its own; the file each case went to."""
     project = copy_project(tmp)
     slots = [(code, page) for code in TRANSLATED for page in pages(code)]
+    spare = (code for code in ("fr", "de", "es", "it") if code not in TRANSLATED)
+    while len(slots) < sum(where in ("page", "first-line") for where, _ in CORPUS.values()):
+        code = next(spare)  # one more language, a copy of a translated one, for a page a case
+        shutil.copytree(project / "docs" / TARGET, project / "docs" / code)
+        slots += [(code, page) for page in pages(TARGET)]
     books = [(code, f"notebooks/{name}") for code in TRANSLATED for name in _notebooks(project, code)]
-    folder = project / "docs" / "xx"  # the files and links go to a language of their own: it is not read further
+    folder = project / "docs" / FILES  # the files and links go to a language of their own: it is not read further
     shutil.copytree(project / "docs" / TARGET, folder)
     files = {}
     for case, (where, text) in CORPUS.items():
@@ -240,7 +259,7 @@ def _hostile_copy(tmp: Path) -> tuple[Path, dict[str, str]]:
                 path.symlink_to(content)
             else:
                 path.write_text(content, encoding="utf-8")
-            files[case] = f"docs/xx/{name}"
+            files[case] = f"docs/{FILES}/{name}"
             continue
         if where == "strings":
             code = TARGET
@@ -339,7 +358,7 @@ def build_without_source_check(project: Path, site: Path) -> tuple[str, dict[str
 def pages_only(corpus: dict) -> Path:
     """The corpus's copy without its files and strings cases: its hostile pages alone."""
     project = corpus["project"]
-    shutil.rmtree(project / "docs" / "xx", ignore_errors=True)
+    shutil.rmtree(project / "docs" / FILES, ignore_errors=True)
     strings_file = project / "docs" / TARGET / "strings.yml"
     strings_file.write_text((ROOT / "docs" / TARGET / "strings.yml").read_text("utf-8"), encoding="utf-8")
     return project
@@ -587,3 +606,43 @@ def test_site_scripts_put_text_as_text() -> None:
     for path in scripts:
         text = path.read_text("utf-8")
         assert not re.search(r"\.(innerHTML|outerHTML)\s*\+?=|insertAdjacentHTML|document\.write", text), path.name
+
+
+# -- settings and files that are not what they claim: one line each, at once ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def odd_folders(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A strings.yml that is a pipe (a read would never end), a folder of a language Material does not have, a
+    search language Material's search lacks and a separator that can backtrack for minutes: the check and the
+    strict build of the copy, each within a timeout."""
+    if not TARGET or not hasattr(os, "mkfifo"):
+        pytest.skip("needs a translated language and named pipes")
+    tmp = tmp_path_factory.mktemp("odd")
+    project = copy_project(tmp)
+    others = [code for code in TRANSLATED if code != TARGET]
+    pipe = project / "docs" / TARGET / "strings.yml"
+    pipe.unlink()
+    os.mkfifo(pipe)
+    (project / "docs" / "qq").mkdir()
+    (project / "docs" / "qq" / "strings.yml").write_text('name: "Q"\n', "utf-8")
+    where = {"fifo": f"docs/{TARGET}/strings.yml", "no-such-language": "docs/qq/"}
+    if others:
+        path = project / "docs" / others[0] / "strings.yml"
+        text = re.sub(r"(?m)^search:\n(  .*\n)*", "", path.read_text("utf-8"))
+        path.write_text(text + "search:\n  lang: [zz]\n  separator: '(a+)+$'\n", encoding="utf-8")
+        where["search"] = f"docs/{others[0]}/strings.yml"
+    site = tmp / "out" / "site"
+    return {"where": where, "site": site, "check": run(CHECK, cwd=project, timeout=120),
+            "build": build(project, site)}
+
+
+@pytest.mark.parametrize("case", ["fifo", "no-such-language", "search"])
+def test_a_file_or_setting_that_is_not_what_it_says_is_one_line(odd_folders: dict, case: str) -> None:
+    if case not in odd_folders["where"]:
+        pytest.skip("needs a second translated language")
+    where, check, proc = odd_folders["where"][case], odd_folders["check"], odd_folders["build"]
+    for said in (check, proc):
+        assert said.returncode != 0 and not traceback_lines(said), said.stderr[-2000:]
+        assert [line for line in said.stderr.splitlines() if where in line], f"{where}:\n{said.stderr[-2000:]}"
+    assert not published_pages(odd_folders["site"])

@@ -36,13 +36,15 @@ def check(project: Project) -> Site:
     """Every language folder checked, before any code runs: strings.yml, each translated page, the includes."""
     problems, words = [], {}
     for code in project.languages():  # Japanese first: every other language falls back on its words
-        if code != SOURCE_LANG and (found := lesson.folder_problems(project, code)):
+        if code != SOURCE_LANG and (found := translations.first_look(project, code)):
             problems += found  # nothing of the folder is read until it holds only its own
             continue
         try:
             words[code] = project.strings(code, words.get(SOURCE_LANG))
         except strings.StringsError as error:
             problems += error.problems
+        else:
+            problems += translations.search_problems(code, words[code])
         problems += translations.code_problems(project, code, words)
     for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
         problems += lesson.include_problems(project, page)

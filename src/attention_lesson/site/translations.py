@@ -164,6 +164,30 @@ def search_languages(lang: str) -> list[str]:
     return [next((code for code in (lang, lang.split("-")[0]) if code in supported), "en")]
 
 
+SAFE_SEPARATOR = re.compile(r"\[(?:\\.|[^\\\]\[])+\]\+")
+"""A translation's search separator: one character class, repeated; no pattern that can backtrack for long."""
+
+
+def search_problems(lang: str, words: strings.Strings) -> list[str]:
+    """A language's search settings that Material's search cannot follow: a language it has no lunr.js for."""
+    folder = _material("assets", "javascripts", "lunr", "min")
+    supported = {p.name.split(".")[1] for p in folder.glob("lunr.*.min.js")} | {"en"} if folder else set()
+    asked, separator = words.search.get("lang") or [], words.search.get("separator")
+    found = [f"docs/{lang}/{strings.FILE}: search: lang: {code!r} is not a language Material's search has; it has "
+             f"{', '.join(sorted(supported))}" for code in asked if supported and code not in supported]
+    if lang != SOURCE_LANG and separator is not None and not SAFE_SEPARATOR.fullmatch(separator):
+        found.append(f"docs/{lang}/{strings.FILE}: search: separator: one character class and +, such as "
+                     r"'[\s\-]+' (a pattern of another form can keep every reader's search busy for minutes)")
+    return found
+
+
+def first_look(project: Project, lang: str) -> list[str]:
+    """What stops a language folder from being read at all: a language Material lacks, a file that is not a
+    translation's (:func:`folder_problems`). The build and the translators' check both look through this."""
+    unknown = language_problem(lang)
+    return [f"docs/{lang}/: {unknown}"] if unknown else folder_problems(project, lang)
+
+
 def language_problem(lang: str) -> str | None:
     """Why `lang` cannot name a language folder (one line), or None."""
     if not LANG_CODE.fullmatch(lang):
@@ -207,14 +231,14 @@ def init(project: Project, lang: str) -> Path:
 
 def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[str]]:
     """(mistakes, information) for one language."""
-    if problems := folder_problems(project, lang):  # nothing of the folder is read until it holds only its own
+    if problems := first_look(project, lang):  # nothing of the folder is read until it holds only its own
         return problems, []
     try:
         words = {SOURCE_LANG: project.strings(SOURCE_LANG)}
         words[lang] = project.strings(lang, words[SOURCE_LANG])
     except strings.StringsError as error:
         return error.problems, []
-    mistakes, info = code_problems(project, lang, words), []
+    mistakes, info = search_problems(lang, words[lang]) + code_problems(project, lang, words), []
     states = page_states(project, lang, _last_changes(project.root), words[lang])
     for state, what in (("missing", "the Japanese page is shown meanwhile"),
                         ("outdated", "the Japanese page changed since"),
@@ -260,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         found, said = report(project, lang, args.all)
         mistakes += found
         info += said
-    print("\n".join(map(strings.printable, info)) or "nothing pending", flush=True)
+    if info or not mistakes:  # "nothing pending" never beside a mistake
+        print("\n".join(map(strings.printable, info)) or "nothing pending", flush=True)
     if mistakes:
         print("\n".join(f"{prog}: error: {strings.printable(m)}" for m in mistakes), file=sys.stderr)
     return 2 if mistakes else 0
