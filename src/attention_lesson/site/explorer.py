@@ -10,8 +10,14 @@ import math
 import struct
 from html import escape
 
-from attention_lesson.site.figures import _BLUE, _ORANGE, _cell_text, _Decl, _got, _is_number, _json
-from attention_lesson.site.figures import _n as _f
+from attention_lesson.site.declaration import BLUE as _BLUE
+from attention_lesson.site.declaration import ORANGE as _ORANGE
+from attention_lesson.site.declaration import Declaration as _Decl
+from attention_lesson.site.declaration import cell_text as _cell_text
+from attention_lesson.site.declaration import coordinate as _f
+from attention_lesson.site.declaration import got as _got
+from attention_lesson.site.declaration import is_number as _is_number
+from attention_lesson.site.declaration import json_attribute as _json
 
 _SCALES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0)  # the slider's multipliers
 _RANGE, _STEP = (-0.5, 1.2), 0.05  # where the query can go (and the keys be), in each coordinate; its grid

@@ -8,23 +8,28 @@ output is byte-identical from one build to the next.
 
 from __future__ import annotations
 
-import json
 import math
-import numbers
 import re
 import statistics
 import unicodedata
 from collections.abc import Mapping
 from html import escape
-from importlib import import_module
 
+from attention_lesson.site import explorer
+from attention_lesson.site.declaration import BLUE as _BLUE
+from attention_lesson.site.declaration import ORANGE as _ORANGE
+from attention_lesson.site.declaration import Declaration as _Decl
+from attention_lesson.site.declaration import FigureError
+from attention_lesson.site.declaration import cell_text as _cell_text
+from attention_lesson.site.declaration import coordinate as _n
+from attention_lesson.site.declaration import got as _got
+from attention_lesson.site.declaration import json_attribute as _json
 
-class FigureError(ValueError):
-    """A figure's declaration is wrong: one line naming the key and what was expected."""
+__all__ = ["FigureError", "render"]
 
 
 # Data colours: a contrast of at least 3:1 against both white and the dark palette's #1e2129.
-_BLUE, _ORANGE, _GREY, _PURPLE = "#3b82f6", "#e06c00", "#8a8f98", "#a855f7"
+_GREY, _PURPLE = "#8a8f98", "#a855f7"
 _PHONE_PX, _MIN_PX, _PAD = 358, 11, 8  # a figure's width on a 390 px phone, its least text (CSS px), a margin
 _GRID = 'stroke="currentColor" stroke-opacity="0.15" stroke-width="0.8"'
 _CELL, _HEAT_MAX = 54, 12  # a heatmap cell's side; the largest T whose cells hold their numbers on a phone
@@ -35,83 +40,6 @@ _MARKS = {  # a marker at (x, y), as a path
     "^": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4.3 7.5h-8.6Z",
     "D": lambda x, y: f"M{_n(x)} {_n(y - 4.6)}l4 4.6-4 4.6-4-4.6Z",
 }
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _got(v: object) -> str:
-    """What a value is, for an error message: its shape, and its first element that is not a number."""
-    if not isinstance(v, (list, tuple)):
-        return f"{type(v).__name__} {v!r:.40}"
-    rows = v if v and all(isinstance(r, (list, tuple)) for r in v) else [v]
-    sizes = sorted({len(r) for r in rows})
-    shape = (f"a list of {len(v)}" if rows is not v else f"{len(v)}×{sizes[0]}" if len(sizes) == 1
-             else f"rows of {'/'.join(map(str, sizes))} numbers")
-    bad = [x for r in rows for x in r if not _is_number(x)]
-    return shape + (f" holding {bad[0]!r:.40}" if bad else "")
-
-
-class _Decl:
-    """One figure's data, text and ui, checked: each getter fails naming the key and what it expected."""
-
-    def __init__(self, kind: str, data: Mapping, text: Mapping, ui: Mapping[str, str], keys: dict[str, tuple]) -> None:
-        self.kind, self.data, self.text = kind, data, text
-        for where, given in (("data", data), ("text", text)):
-            listed = f"(its keys: {', '.join(keys[where])}; ? optional)"
-            for key in keys[where]:
-                if not key.endswith("?") and key not in given:
-                    self.fail(f"{where} has no {key!r} {listed}")
-            for key in given:
-                if key not in keys[where] and f"{key}?" not in keys[where]:
-                    self.fail(f"{where} has an unknown key {key!r:.40} {listed}")
-        if missing := [key for key in keys["ui"] if not isinstance(ui.get(key), str)]:
-            self.fail(f"ui has no {missing[0]!r} (a string of strings.yml's ui:)")
-        self.ui = {key: ui[key] for key in keys["ui"]}
-
-    def fail(self, message: str) -> None:
-        raise FigureError(f"{self.kind}: {message}")
-
-    def string(self, key: str, default: str | None = None) -> str:
-        value = self.text.get(key, default)
-        if not isinstance(value, str):
-            self.fail(f"{key} must be a string, got {type(value).__name__} {value!r:.40}")
-        return value
-
-    def strings(self, key: str, n: int, what: str) -> list[str]:
-        value = self.text[key]
-        names = list(value) if key == "labels" and isinstance(value, str) else value
-        if not isinstance(names, (list, tuple)) or len(names) != n or not all(isinstance(s, str) for s in names):
-            self.fail(f"{key} must be {what}, got {type(value).__name__} {value!r:.60}")
-        return list(names)
-
-    def labels(self, n: int) -> list[str]:
-        return self.strings("labels", n, f"a string of {n} characters or a list of {n} strings")
-
-    def matrix(self, key: str, what: str) -> list[list[float]]:
-        value = self.data[key]
-        rows = isinstance(value, (list, tuple)) and value and all(isinstance(r, (list, tuple)) for r in value)
-        if not rows or len({len(r) for r in value}) != 1 or not value[0] or not all(
-                _is_number(x) for r in value for x in r):
-            self.fail(f"{key} must be {what}, got {_got(value)}")
-        return [[float(x) for x in r] for r in value]
-
-    def numbers(self, key: str, what: str) -> list[float]:
-        value = [self.data[key]] if _is_number(self.data[key]) else self.data[key]
-        if not isinstance(value, (list, tuple)) or not value or not all(map(_is_number, value)):
-            self.fail(f"{key} must be {what}, got {_got(value)}")
-        return [float(v) for v in value]
-
-
-def _cell_text(value: float) -> str:
-    """A value as written in a cell or above a bar: rounded to 2 decimals, never "-0.00"."""
-    return f"{round(value, 2) + 0.0:.2f}"
-
-
-def _n(v: float) -> str:
-    """A coordinate as the SVG writes it: to a tenth of a unit, never "-0"."""
-    return f"{round(v, 1) + 0.0:g}"
 
 
 def _min_px(width: float) -> float:
@@ -167,12 +95,6 @@ def _svg(width: float, height: float, alt: str, body: list[str]) -> str:
 def _figure(kind: str, svg: str, caption: str) -> str:
     return (f'<figure class="lesson-figure lesson-{kind}">\n<div class="lesson-figure__plot" dir="ltr">\n{svg}\n'
             f"</div>\n<figcaption>{escape(caption)}</figcaption>\n</figure>")
-
-
-def _json(value: object) -> str:
-    """A value as a JSON data attribute's value, single-quoted: JSON's many " stay as they are."""
-    text = escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")), quote=False)
-    return "'" + text.replace("'", "&#x27;") + "'"
 
 
 def _heatmap(d: _Decl, ident: str) -> str:
@@ -394,7 +316,7 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),
                        "text": ("title", "series", "xlabel", "ylabel", "alt", "caption?", "log?"), "ui": ()}),
-    "explorer": (lambda d, ident: import_module("attention_lesson.site.explorer").draw(d, ident),
+    "explorer": (explorer.draw,
                  {"data": ("keys", "query", "exercise", "goals?"), "text": ("labels", "panels", "alt", "caption?",
                                                                           "tasks?"),
                   "ui": ("qk_axis_x", "qk_axis_y", "qk_handle", "qk_preset_lesson", "qk_preset_exercise", "qk_live",
