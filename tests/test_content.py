@@ -390,6 +390,30 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
         server.wait(60)
 
 
+@pytest.mark.parametrize("lang", languages()[1:])
+def test_a_translators_preview_serves_the_language(site: Path, tmp_path: Path, lang: str) -> None:
+    """TRANSLATING.md's preview, as typed (``LESSON_LANG=<code> .ci/env mkdocs serve``), in the tree: the language's
+    pages answer at the root, in the language, with serve's own address in their links (not refused as another
+    site's)."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{free.getsockname()[1]}"
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen([sys.executable, str(ROOT / ".ci" / "env"), "mkdocs", "serve", "-a", address],
+                                  cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                  env=environment({"LESSON_LANG": lang, "TMPDIR": str(tmp_path)}))
+    try:
+        page = next(p for p in pages(lang) if p != "index.md")
+        for url in (f"http://{address}/", page_url(f"http://{address}/", "ja", page)):
+            shows(url, f'<html lang="{lang}"', server, log)
+        text = log.read_text("utf-8", "replace")
+        assert "ERROR" not in text and "Aborted" not in text, text[-3000:]
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
 # ---- the notebooks ---------------------------------------------------------------------------------------
 
 NOTEBOOKS = [p for p in PROJECT.pages() if p.startswith("notebooks/")]
