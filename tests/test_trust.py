@@ -646,3 +646,20 @@ def test_a_file_or_setting_that_is_not_what_it_says_is_one_line(odd_folders: dic
         assert said.returncode != 0 and not traceback_lines(said), said.stderr[-2000:]
         assert [line for line in said.stderr.splitlines() if where in line], f"{where}:\n{said.stderr[-2000:]}"
     assert not published_pages(odd_folders["site"])
+
+
+@needs_translation
+@pytest.mark.parametrize("mark", ["\u2028", "\u2029", "\u00ad", "\U000e0041"], ids=["LS", "PS", "SHY", "TAG-A"])
+def test_a_code_translation_holds_only_visible_text(tmp_path: Path, mark: str) -> None:
+    """A comment's translation goes into code a reader copies: a line or paragraph separator, or any format
+    character, is refused by the translators' check with one line naming strings.yml's line."""
+    project = copy_project(tmp_path)
+    path = project / "docs" / TARGET / "strings.yml"
+    rows = path.read_text("utf-8").splitlines()
+    at = next(n for n, row in enumerate(rows) if row.startswith("comments:")) + 1
+    key, _, value = rows[at].partition(": ")
+    rows[at] = f'{key}: "{yaml.safe_load(value)[:3]}{mark}x"'
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    check = run([*CHECK, TARGET], cwd=project)
+    assert check.returncode == 2 and len(naming(check.stderr, f"docs/{TARGET}/strings.yml:{at + 1}")) == 1, \
+        check.stderr

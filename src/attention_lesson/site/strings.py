@@ -11,6 +11,7 @@ import dataclasses
 import io
 import logging
 import re
+import unicodedata
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,10 @@ DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
 """Bidi embeddings, overrides, isolates ("Trojan Source") and zero-width spaces: never needed, and deceiving."""
 IN_CODE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 """In code, every invisible mark: also the joiners and direction marks prose in Arabic, Persian or Hindi needs."""
+NOT_TEXT = {"Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+"""Unicode's categories of code points that are no visible text: format characters (U+2060, U+FEFF, tags), the
+line and paragraph separators U+2028 and U+2029 (which end a line for some readers and not others), surrogates,
+private-use and unassigned code points."""
 SAVE = re.compile(r"[ \t]*#@save[ \t]*$", re.M)
 """The package's mark on a listing's function: for the package, not for the reader."""
 
@@ -151,6 +156,8 @@ def _pairs(node: yaml.MappingNode, shown: str, table: str, problems: list[str]):
 def invisible(text: str, code: bool = False) -> str | None:
     """The first character of `text` that a reader cannot see and that may deceive, as U+XXXX, or None."""
     found = CONTROL.search(text) or (IN_CODE if code else DECEIVING).search(text)
+    if code and not found:  # in code, whatever Unicode calls a format character or a line or paragraph separator
+        found = next((c for c in text if unicodedata.category(c) in NOT_TEXT), None)
     return f"U+{ord(found[0]):04X}" if found else None
 
 
