@@ -11,8 +11,8 @@ import dataclasses
 import io
 import logging
 import re
-import unicodedata
 import tokenize
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
