@@ -7,8 +7,8 @@ text = open("data/tangshi300.txt", encoding="utf-8").read()  # 一行に一首
 chars = sorted(set(text))
 ids = {c: i for i, c in enumerate(chars)}  # 文字 → 番号
 poems = [torch.tensor([ids[c] for c in p]) for p in text.splitlines(True)]
-train = torch.cat([p for i, p in enumerate(poems) if i % 10])  # 9 割で学習
-held_out = torch.cat(poems[::10])  # 10 首に 1 首は読ませない
+train = torch.cat([p for i, p in enumerate(poems) if i % 10])  # 残りの詩で学習
+held_out = torch.cat(poems[::10])  # 読ませない詩（当たり具合を測る）
 T, d = 16, 32
 def attention_head(x, W_q, W_k, W_v):  # 「完全なアテンションヘッド」と同じ
     q, k, v = x @ W_q, x @ W_k, x @ W_v

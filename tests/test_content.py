@@ -72,7 +72,8 @@ BROKEN_CLAIMS = ["query-key.md", "exercises.md", "scaling.md", "values.md"]
 another query than the lesson's; unscaled, a row's largest weight is no longer near 1 at every d; 明 and 月 no
 longer give the largest brightness bars, and 月's comment no longer describes its v."""
 TYPED = "(5, 16)"
-"""A shape the head's listing prints, typed into a translated page by hand instead of as a value."""
+"""A shape the head's listing prints, typed into the Japanese page by hand instead of as a value (a translation
+typing it is refused before anything runs: test_a_number_typed_as_a_language_writes_it_is_refused_at_its_line)."""
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def drifted(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNames
     copy = copy_project(folder)
     for path, old, new in DRIFTS:
         replace(copy / path, old, new)
-    typed_in = next(lang for lang in languages()[1:] if (copy / "docs" / lang / "head.md").is_file())
+    typed_in = "ja"
     head = copy / "docs" / typed_in / "head.md"
     head.write_text(head.read_text("utf-8") + f"\n{TYPED}\n", encoding="utf-8")
     return SimpleNamespace(copy=copy, site=folder / "site", proc=build(copy, folder / "site"),
@@ -107,7 +108,86 @@ def test_every_claim_a_change_made_false_is_named_not_only_a_fences_first(drifte
 
 
 def test_a_printed_shape_typed_by_hand_fails_the_build_naming_its_line(drifted) -> None:
-    assert f"{drifted.typed}: 5,16 is printed by the page's code" in drifted.proc.stderr, drifted.proc.stderr[-3000:]
+    assert f"{drifted.typed}: '{TYPED}' types 5,16" in drifted.proc.stderr, drifted.proc.stderr[-3000:]
+
+
+# ---- an intended change of a Japanese paragraph: its translations are outdated until translated again ------
+
+@pytest.fixture(scope="module")
+def rewritten(site: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """A copy whose first Japanese page with translations has a paragraph rewritten (a sentence added, as an editor
+    does following CONTRIBUTING.md): its build, and the translators' check."""
+    folder = tmp_path_factory.mktemp("rewritten")
+    copy = copy_project(folder)
+    translated = [code for code in languages()[1:] if (copy / "docs" / code / "averaging.md").is_file()]
+    if not translated:
+        pytest.skip("no translated averaging.md")
+    path = copy / "docs" / "ja" / "averaging.md"
+    rows = path.read_text("utf-8").splitlines()
+    line = next(n for n, row in enumerate(rows) if row.strip() and not row.startswith(("#", "`", " ", "!", "-")))
+    rows[line] += "この一文は編集者が書き足しました。"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return SimpleNamespace(copy=copy, langs=translated, site=folder / "site", build=build(copy, folder / "site"),
+                           check=run(CHECK, cwd=copy), line=line + 1)
+
+
+def test_a_translation_whose_japanese_changed_is_marked_and_named(rewritten) -> None:
+    assert_ok(rewritten.build)  # an editor's change is not held up by the translations
+    for lang in rewritten.langs:
+        words = yaml_ui(rewritten.copy, lang)
+        page = page_html(rewritten.site, lang, "averaging.md")
+        assert html.escape(words["outdated_paragraph"], quote=False) in page, f"{lang}: the paragraph is not marked"
+        assert page.count(html.escape(words["outdated_paragraph"], quote=False)) == 1, "only that paragraph"
+        status = page_html(rewritten.site, lang, "translation-status.md")
+        row = next(r for r in status.split("<tr>") if "averaging.md" in r)
+        assert html.escape(words["status_outdated"], quote=False) in row, f"{lang}: {row}"
+        assert re.search(rf"^docs/{lang}/averaging\.md:\d+: outdated: docs/ja/averaging\.md:{rewritten.line} ",
+                         rewritten.check.stdout, re.M), rewritten.check.stdout
+
+
+def test_the_command_the_check_prints_clears_it(rewritten) -> None:
+    lang = rewritten.langs[0]
+    shown = re.search(rf"then run: \.ci/env python (-m attention_lesson\.site\.translations {lang} --done \S+)",
+                      rewritten.check.stdout)
+    assert shown, rewritten.check.stdout
+    assert_ok(run([sys.executable, *shown[1].split()], cwd=rewritten.copy))
+    after = run([*CHECK, lang], cwd=rewritten.copy)
+    assert after.returncode == 0 and "outdated" not in after.stdout, after.stdout + after.stderr
+
+
+def yaml_ui(project: Path, lang: str) -> dict[str, str]:
+    return Project(project).strings(lang, Project(project).strings("ja")).ui
+
+
+# ---- numbers as a translator's language writes them --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def typed_forms(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """A translated page with numbers typed as Korean, full-width or Arabic-Indic digits write them, each a
+    paragraph of its own, and a paragraph whose value is replaced by the number it shows: the translators' check."""
+    lang = next((code for code in languages()[1:] if (PROJECT.docs / code / "head.md").is_file()), None)
+    if lang is None:
+        pytest.skip("no translated head.md")
+    copy = copy_project(tmp_path_factory.mktemp("typed"))
+    path = copy / "docs" / lang / "head.md"
+    rows = path.read_text("utf-8").splitlines()
+    valued = next(n for n, row in enumerate(rows) if "{{" in row and not row.startswith(("#", "`", " ")))
+    expr = re.search(r"\{\{(.*?)\}\}", rows[valued])
+    rows[valued] = rows[valued].replace(expr[0], "7번째", 1)
+    forms = ["(5, 16)입니다", "（５，１６）", "٥٫٧ ٪", "3.6e-07이며"]
+    start = len(rows) + 2
+    rows += [line for form in forms for line in ("", form)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    lines = {form: start + 2 * n for n, form in enumerate(forms)} | {"value": valued + 1}
+    return SimpleNamespace(lang=lang, lines=lines, check=run([*CHECK, lang], cwd=copy))
+
+
+@pytest.mark.parametrize("form", ["(5, 16)입니다", "（５，１６）", "٥٫٧ ٪", "3.6e-07이며", "value"])
+def test_a_number_typed_as_a_language_writes_it_is_refused_at_its_line(typed_forms, form: str) -> None:
+    where = f"docs/{typed_forms.lang}/head.md:{typed_forms.lines[form]}: "
+    said = [line for line in typed_forms.check.stderr.splitlines() if where in line]
+    assert typed_forms.check.returncode == 2 and said, f"{where}\n{typed_forms.check.stderr[-3000:]}"
+    assert "Traceback" not in typed_forms.check.stderr
 
 
 def test_a_failed_build_writes_no_site(drifted) -> None:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import jupytext
 
-from attention_lesson.site import source, strings
+from attention_lesson.site import paragraphs, source, strings
 from attention_lesson.site.boundary import Outline
 from attention_lesson.site.run import Runner, Stats
 from attention_lesson.site.source import Fence, Page, SourceError, Step
@@ -177,22 +177,12 @@ def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
     return errors
 
 
-NUMBER = re.compile(r"(?<![\w.])(?:[(\[]\d+(?:, ?\d+)+[)\]]|\d+(?:\.\d+)?(?: ?%)?)(?![\w.])")
-"""A number as a page or its output writes it: 0.46, 16, 42 %, a shape (5, 16) or [5, 16]."""
-
-
-def numbers(text: str) -> set[str]:
-    """The numbers in a text, each written one way ("5,16", "42%"), and every integer of a shape on its own."""
-    found = {re.sub(r"[\s()\[\]]", "", n) for n in NUMBER.findall(text)}
-    return found | {part for n in found if "," in n for part in n.split(",")}
-
-
 def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
     """A number typed in a page's prose or figure text (any language) that the page's run printed: it would not
     follow the code when the code changes, so it must be a value. An integer the listing itself types (T = 5,
     a dimension the prose defines) may be typed; a claim says what the prose says of it."""
-    printed = set().union(*(numbers(block["output"]) for block in run.outputs))
-    typed = printed - {n for n in set().union(*(numbers(b["code"]) for b in run.outputs)) if n.isdigit()}
+    printed = set().union(*(source.numbers(block["output"]) for block in run.outputs))
+    typed = printed - {n for n in set().union(*(source.numbers(b["code"]) for b in run.outputs)) if n.isdigit()}
     problems = []
     for lang in project.languages():
         if not typed or not (project.docs / lang / page).is_file():
@@ -201,8 +191,9 @@ def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
         figures = [(f.line + k, row) for f in read.fences if f.lang == "figure"
                    for k, row in enumerate(f.body.splitlines(), 1) if row.split(":")[0].strip() in source.FIGURE_TEXT]
         for line, text in [*read.prose, *figures]:
-            for number in sorted(numbers(source.VALUE.sub("", text)) & typed):
-                problems.append(f"docs/{lang}/{page}:{line}: {number} is printed by the page's code: write it as "
+            for number in sorted(source.numbers(source.VALUE.sub("", text)) & typed):
+                problems.append(f"docs/{lang}/{page}:{line}: {source.typed(text, number)!r} types {number}, which "
+                                "the page's code prints: write it as "
                                 "a value, {{ expression:format }}, so that it follows the code (a number that is "
                                 "not about the run, such as an ordinal: in words)")
     return problems
@@ -232,7 +223,7 @@ def folder_problems(project: Project, lang: str) -> list[str]:
     """Anything in a language folder but translations of Japanese pages and strings.yml, any link, any page over
     :data:`MAX_PAGE`: one line each, nothing read. Dot-names MkDocs never publishes (macOS's .DS_Store) pass."""
     folder, problems = project.docs / lang, []
-    allowed = {strings.FILE, *project.pages(SOURCE_LANG)}
+    allowed = {strings.FILE, paragraphs.RECORD, *project.pages(SOURCE_LANG)}
     for top, folders, names in os.walk(folder):  # links are not followed
         for name in sorted(folders + names):
             path = Path(top, name)
@@ -262,7 +253,8 @@ def check_translation(project: Project, lang: str, page: str) -> list[str]:
                 "as the Japanese page is named)"]
     def check() -> list[str]:
         try:
-            return source.translation_problems(project.read(SOURCE_LANG, page), project.read(lang, page))
+            japanese, translated = project.read(SOURCE_LANG, page), project.read(lang, page)
+            return source.translation_problems(japanese, translated) + paragraphs.number_problems(japanese, translated)
         except SourceError as error:
             return [str(error)]
 

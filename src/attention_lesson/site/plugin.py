@@ -229,6 +229,10 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         elif self.lang != SOURCE_LANG and page.meta and lesson.page:  # as MkDocs read it: with --- or without
             self.site.refused.append(f"{lesson.path}:1: front matter ({', '.join(map(str, page.meta))}:) is not "
                                      "allowed in a translation: start the page with its # title")
+        elif self.lang != SOURCE_LANG and src.endswith(".md") and src != translations.STATUS_PAGE:  # marked if stale
+            stale = translations.outdated_units(self.site.project, self.lang, src)
+            markdown = render.with_marks(markdown, [pair.ours.line for pair in stale],
+                                         self.site.words[self.lang].ui.get("outdated_paragraph", ""))
         return markdown
 
     def on_page_content(self, html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -100,6 +100,21 @@ def with_banner(markdown: str, url: str, ui: dict[str, str], linked: bool) -> st
     return banner if titled else notice + markdown
 
 
+def with_marks(markdown: str, lines: list[int], note: str) -> str:
+    """`markdown` with `note` (escaped, in italics) as a paragraph of its own at each of `lines` (1-based): before
+    a paragraph, list or figure that starts there, after a heading, indented as the line is."""
+    rows = markdown.split("\n")
+    for line in sorted(set(lines), reverse=True):  # from the bottom up: the lines above keep their numbers
+        if not 0 < line <= len(rows):
+            continue
+        row = rows[line - 1]
+        indent = row[:len(row) - len(row.lstrip())]
+        mark = [f"{indent}*{markdown_text(note)}*", ""]
+        at = line if row.lstrip().startswith("#") else line - 1
+        rows[at:at] = ["", *mark] if at == line else mark
+    return "\n".join(rows)
+
+
 _UNUSED = re.compile(r"<style[^>]*>.*?</style>\s*|<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->"
                      r"|<script type=\"module\">(?:(?!</script>).)*jp-Mermaid.*?End of mermaid configuration -->", re.S)
 

@@ -7,6 +7,7 @@ translated page may not do (ARCHITECTURE.md, "The trust boundary"). The page syn
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,36 @@ TEXT_FENCES = {"", "text", "txt", "plain"}
 TRUE = {"on", "1", "yes", "true"}
 FIGURE_TEXT = {"title", "label", "labels", "panels", "series", "xlabel", "ylabel", "alt", "caption", "tasks"}
 """A figure's keys that are text (translated); every other key is code or an option, the same in every language."""
+
+
+NUMBER = re.compile(r"(?<![0-9A-Za-z_.])(?:[(\[]\d+(?:, ?\d+)+[)\]]|\d+(?:\.\d+)?(?:e[-+]?\d+)?(?: ?%)?)"
+                    r"(?![0-9A-Za-z_])(?!\.\d)")
+"""A number as a page or its output writes it: 0.46, 16, 3.6e-07, 42 %, a shape (5, 16) or [5, 16]. It ends where
+a digit, a Latin letter or _ does not follow (``W_q``, ``h1`` and ``float32`` are names): a letter of another
+script may touch it, as Korean or Japanese writes ``(5, 16)입니다`` or ``7번째``."""
+
+
+def plain(text: str) -> str:
+    """`text` with every digit of any script as an ASCII digit and full-width forms as ASCII (NFKC), position for
+    position: ``０．２`` and ``٠٫٢`` read as numbers."""
+    return "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None else
+                   (folded if len(folded := unicodedata.normalize("NFKC", c)) == 1 else c) for c in text)
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers in a text, each written one way ("5,16", "42%", "3.6e-07"), and every integer of a shape on
+    its own."""
+    found = {re.sub(r"[\s()\[\]]", "", n) for n in NUMBER.findall(plain(text).replace("\u066b", "."))}
+    return found | {part for n in found if "," in n for part in n.split(",")}
+
+
+def typed(text: str, number: str) -> str:
+    """Where `number` stands in `text`, as it was typed there (with what touches it), for a message."""
+    flat = plain(text)
+    for m in NUMBER.finditer(flat):
+        if re.sub(r"[\s()\[\]]", "", m[0]) == number or number in re.sub(r"[\s()\[\]]", "", m[0]).split(","):
+            return text[max(0, m.start() - 4):m.end() + 4].strip()
+    return number
 
 
 class SourceError(ValueError):

@@ -13,15 +13,18 @@ import html
 import importlib.util
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from attention_lesson.site import source, strings
+from attention_lesson.site import paragraphs, source, strings
 from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_translation, folder_problems
 
 STATUS_PAGE = "translation-status.md"
+
+
+DONE = ".ci/env python -m attention_lesson.site.translations {lang} --done {page}"
+"""The command a translator runs once a page is translated again (TRANSLATING.md)."""
 
 
 def code_problems(project: Project, lang: str, words: dict[str, strings.Strings]) -> list[str]:
@@ -40,6 +43,12 @@ def code_problems(project: Project, lang: str, words: dict[str, strings.Strings]
             problems.append(f"{where}: no such key in docs/{SOURCE_LANG}/{strings.FILE} (keys stay as they are)")
         elif set(re.findall(r"\{\w+\}", text)) != (wanted := set(re.findall(r"\{\w+\}", base.ui[key]))):
             problems.append(f"{where}: keep the placeholders as they are ({', '.join(sorted(wanted)) or 'none'})")
+    for table in ("comments", "literals"):  # code a reader copies, and what it prints: numbers are the run's
+        for key, text in getattr(own, table).items():
+            if added := sorted(source.numbers(text) - source.numbers(key)):
+                problems.append(f"docs/{lang}/{strings.FILE}:{own.lines.get(f'{table}.{key}', 0)}: {table}: "
+                                f"{source.typed(text, added[0])!r} types {added[0]}, which the Japanese text does "
+                                "not: a translation adds no number to the code or its output")
     return problems
 
 
@@ -54,31 +63,55 @@ def snippet_problems(project: Project) -> list[str]:
     return problems
 
 
-def _last_changes(root: Path) -> dict[str, int]:
-    """When each file under docs/ was last committed (one `git log`); empty outside a git checkout."""
-    try:
-        out = subprocess.run(["git", "log", "--format=%x00%ct", "--name-only", "--", "docs"], cwd=root,
-                             capture_output=True, text=True, check=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    commits = [commit.strip().splitlines() or ["0"] for commit in out.split("\0")[1:]]  # newest first
-    return {name: int(stamp) for stamp, *names in reversed(commits) for name in names if name}  # the newest wins
-
-
-def page_states(project: Project, lang: str, changes: dict[str, int], words: strings.Strings,
+def page_states(project: Project, lang: str, words: strings.Strings,
                 texts: tuple[set[str], set[str]] | None = None) -> dict[str, str]:
-    """Each Japanese page's state in `lang`: translated, outdated (the Japanese changed since), partial (its code
-    shows a comment or printed string not yet translated) or missing. `texts`: :func:`_code_texts`, if known."""
+    """Each Japanese page's state in `lang`: translated, outdated (a paragraph's Japanese text is not what its
+    translation was made from, :func:`outdated_units`), partial (its code shows a comment or printed string not yet
+    translated) or missing. `texts`: :func:`_code_texts`, if known."""
     pending = set().union(*pending_strings(project, words, texts).values()) if lang != SOURCE_LANG else set()
 
     def state(page: str) -> str:
-        if lang != SOURCE_LANG and not (project.docs / lang / page).is_file():
+        if lang == SOURCE_LANG:
+            return "translated"
+        if not (project.docs / lang / page).is_file():
             return "missing"
-        if changes.get(f"docs/{SOURCE_LANG}/{page}", 0) > changes.get(f"docs/{lang}/{page}", 0) > 0:
+        if outdated_units(project, lang, page):
             return "outdated"
         return "partial" if pending and _shown(project, page) & pending else "translated"  # code read if need be
 
     return {page: state(page) for page in project.pages(SOURCE_LANG)}
+
+
+def outdated_units(project: Project, lang: str, page: str) -> list[paragraphs.Pair]:
+    """The units of a translated page whose Japanese text changed since it was translated (all of a page the
+    record does not name); none if the page or its record cannot be read (the check says so)."""
+    def find() -> list[paragraphs.Pair]:
+        try:
+            record = paragraphs.read_record(project.docs / lang)
+            return paragraphs.outdated(project.read(SOURCE_LANG, page), project.read(lang, page), record.get(page))
+        except (paragraphs.RecordError, source.SourceError):
+            return []
+
+    files = [project.docs / SOURCE_LANG / page, project.docs / lang / page, project.docs / lang / paragraphs.RECORD]
+    return project.remember(files, find, "outdated")
+
+
+def done(project: Project, lang: str, pages: list[str]) -> Path:
+    """Record that `pages` of `lang` translate the Japanese pages as they are now (ValueError: one line)."""
+    folder = project.docs / lang
+    record = paragraphs.read_record(folder)
+    for page in pages:
+        if not (folder / page).is_file() or not (project.docs / SOURCE_LANG / page).is_file():
+            raise ValueError(f"docs/{lang}/{page}: no such translated page of a Japanese page")
+        japanese, translated = project.read(SOURCE_LANG, page), project.read(lang, page)
+        for theirs, ours in zip(paragraphs.stretches(japanese), paragraphs.stretches(translated), strict=False):
+            if len(theirs) != len(ours):
+                here, there = (ours or theirs)[0].line, (theirs or ours)[0].line
+                raise ValueError(f"docs/{lang}/{page}:{here}: {len(ours)} paragraphs here where docs/{SOURCE_LANG}/"
+                                 f"{page}:{there} has {len(theirs)}: translate each paragraph, heading and list as one "
+                                 "(a blank line between paragraphs, as in the Japanese page)")
+        record[page] = paragraphs.fingerprints(japanese)
+    return paragraphs.write_record(folder, record)
 
 
 def _shown(project: Project, page: str) -> set[str]:
@@ -130,8 +163,8 @@ def stale_strings(project: Project, words: strings.Strings) -> list[str]:
 
 def status_table(project: Project, words: dict[str, strings.Strings]) -> dict[str, dict[str, str]]:
     """Every page's state in every language: read once, for every language's status page."""
-    changes, texts = _last_changes(project.root), _code_texts(project)
-    return {code: page_states(project, code, changes, words[code], texts) for code in words}
+    texts = _code_texts(project)
+    return {code: page_states(project, code, words[code], texts) for code in words}
 
 
 def status_markdown(project: Project, words: dict[str, strings.Strings], lang: str,
@@ -239,9 +272,18 @@ def report(project: Project, lang: str, every: bool) -> tuple[list[str], list[st
     except strings.StringsError as error:
         return error.problems, []
     mistakes, info = search_problems(lang, words[lang]) + code_problems(project, lang, words), []
-    states = page_states(project, lang, _last_changes(project.root), words[lang])
+    try:
+        paragraphs.read_record(project.docs / lang)
+    except paragraphs.RecordError as error:
+        mistakes.append(str(error))
+    states = page_states(project, lang, words[lang])
+    stale = [(page, pair) for page in project.pages(lang) for pair in outdated_units(project, lang, page)]
+    info += [f"docs/{lang}/{page}:{pair.ours.line}: outdated: docs/{SOURCE_LANG}/{page}:"
+             f"{pair.japanese.line if pair.japanese else pair.stretch[0].line if pair.stretch else 1} changed since "
+             f"it was translated: translate it again, then run: {DONE.format(lang=lang, page=page)}"
+             for page, pair in stale[:None if every else 12]]
     for state, what in (("missing", "the Japanese page is shown meanwhile"),
-                        ("outdated", "the Japanese page changed since"),
+                        ("outdated", "a paragraph's Japanese text changed since it was translated"),
                         ("partial", "their code shows comments or strings not yet translated")):
         if pages := [page for page, s in states.items() if s == state]:
             info.append(f"{lang}: pages {state} ({what}): {len(pages)}: {', '.join(pages[:None if every else 12])}")
@@ -259,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("langs", nargs="*", help="language codes (default: every language folder)")
     parser.add_argument("--all", action="store_true", help="list everything pending, not the first few")
     parser.add_argument("--init", action="store_true", help="start docs/<code>/ with a strings.yml to translate")
+    parser.add_argument("--done", nargs="+", metavar="PAGE", help="record that these pages translate the Japanese "
+                        "pages as they are now (query-key.md notebooks/exercise-1.py)")
     args = parser.parse_args(argv)
     try:
         project = Project.find(Path.cwd())
@@ -273,6 +317,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.exit(2, f"{prog}: error: {error}\n")
         print(f"wrote {path.relative_to(project.root).as_posix()}; set name: first, then check with: "
               f"{prog} {args.langs[0]}")
+        return 0
+    if args.done:
+        if len(args.langs) != 1:
+            parser.exit(2, f"{prog}: error: --done takes one language code, e.g. {prog} ko --done index.md\n")
+        try:
+            path = done(project, args.langs[0], args.done)
+        except (ValueError, OSError, source.SourceError) as error:
+            parser.exit(2, f"{prog}: error: {strings.printable(str(error))}\n")
+        print(f"wrote {path.relative_to(project.root).as_posix()}: {', '.join(args.done)} translated as the Japanese "
+              "pages are now")
         return 0
     known = project.languages()
     for lang in args.langs:
