@@ -17,6 +17,7 @@ warmed by the `site` build, so a copy's build runs only what its test changed.
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import os
@@ -109,6 +110,42 @@ def test_every_claim_a_change_made_false_is_named_not_only_a_fences_first(drifte
 
 def test_a_printed_shape_typed_by_hand_fails_the_build_naming_its_line(drifted) -> None:
     assert f"{drifted.typed}: '{TYPED}' types 5,16" in drifted.proc.stderr, drifted.proc.stderr[-3000:]
+
+
+# ---- a name the prose gives the code, gone from the code ---------------------------------------------------
+
+def _renamable() -> tuple[str, str, str] | None:
+    """(page, listing, name): a name a Japanese page's prose writes as code (`split`) that a listing it includes
+    defines, and no value, claim or figure of the page reads: renaming it in the listing changes nothing that runs."""
+    for page in pages():
+        scanned = PROJECT.read("ja", page)
+        read = "\n".join([f.body for f in scanned.fences if f.lang in ("claim", "figure")]
+                         + [expr for _, expr in scanned.values])
+        listings = [m[1] for f in scanned.fences for m in re.finditer(r'--8<-- "snippets/(\w+\.py)', f.body)]
+        for _, line in scanned.prose:
+            for span in re.findall(r"(?<!`)`([A-Za-z_]\w*)`(?!`)", line):
+                for name in listings:
+                    tree = ast.parse((ROOT / "snippets" / name).read_text("utf-8"))
+                    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+                    if span in defined and not re.search(rf"\b{span}\b", read):
+                        return page, name, span
+    return None
+
+
+def test_a_name_the_prose_gives_the_code_fails_the_build_where_the_code_no_longer_has_it(tmp_path: Path) -> None:
+    found = _renamable()
+    if found is None:
+        pytest.skip("no page writes a function of its listing as code")
+    page, listing, name = found
+    copy = copy_project(tmp_path)
+    path = copy / "snippets" / listing
+    path.write_text(re.sub(rf"\b{name}\b", f"{name}_renamed", path.read_text("utf-8")), encoding="utf-8")
+    proc = build(copy, tmp_path / "site")
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    for lang in languages():
+        if (copy / "docs" / lang / page).is_file():
+            assert re.search(rf"docs/{lang}/{re.escape(page)}:\d+: `{name}` is not in the code", proc.stderr), \
+                f"{lang}: {proc.stderr[-3000:]}"
 
 
 # ---- an intended change of a Japanese paragraph: its translations are outdated until translated again ------

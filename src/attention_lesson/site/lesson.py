@@ -199,6 +199,57 @@ def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
     return problems
 
 
+def shown_code(project: Project, page: str) -> str:
+    """The code a Japanese page shows: every python block, run or not, its includes read from snippets/."""
+    scanned, code = project.read(SOURCE_LANG, page), []
+    for fence in scanned.fences:
+        if fence.lang in ("python", "py", "pycon"):
+            try:
+                code.append(source.expand(fence.body, project.snippets, f"{scanned.path}:{fence.line}")[0])
+            except SourceError:
+                code.append(fence.body)  # the build names the include
+    return "\n".join(code)
+
+
+def named_code(project: Project, page: str) -> list[str]:
+    """A code span in any language's prose (``view``, ``is_causal=True``) that names code neither the page nor a
+    page it links shows any more: one line each, naming the sentence. Values, paths and command lines are not
+    code of a page; ``...`` in a span stands for any code, and ``f()`` names ``f``."""
+    linked = {page} | {target.split("#")[0].replace(".ipynb", ".py") for target in source.links(
+        project.read(SOURCE_LANG, page))} & set(project.pages(SOURCE_LANG))
+    code = _spaced("\n".join(shown_code(project, name) for name in sorted(linked)))
+    japanese = {span for _, text in project.read(SOURCE_LANG, page).prose for span in source.code_spans(text)}
+    problems = []
+    for lang in project.languages():  # a translation's spans that the Japanese page writes too
+        if not (project.docs / lang / page).is_file():
+            continue
+        for line, text in project.read(lang, page).prose:
+            for span in [span for span in source.code_spans(text) if span in japanese]:
+                pieces = [_spaced(piece) for piece in re.split(r"\.\.\.|…", span.removesuffix("()"))]
+                if source.is_code(span) and not _in_order(pieces, code):
+                    problems.append(f"docs/{lang}/{page}:{line}: `{span}` is not in the code this page shows any "
+                                    "more: say what the code does now (or change the code back)")
+    return problems
+
+
+def _spaced(code: str) -> str:
+    """Code with a space only between two names or numbers (``a @ b`` and ``a@b`` are one)."""
+    return re.sub(r"(?<=\W) | (?=\W)", "", re.sub(r"\s+", " ", code)).strip()
+
+
+def _in_order(pieces: list[str], code: str) -> bool:
+    """Whether the pieces are in the code in that order, each a whole name where it starts or ends with one."""
+    at = 0
+    for piece in filter(None, pieces):
+        edge = (r"(?<!\w)" if re.match(r"\w", piece) else "") + re.escape(piece) + (
+            r"(?!\w)" if re.search(r"\w$", piece) else "")
+        found = re.compile(edge).search(code, at)
+        if found is None:
+            return False
+        at = found.end()
+    return True
+
+
 def include_problems(project: Project, page: str) -> list[str]:
     """A Japanese page's includes, each read as a block reads it: one line for each that is not a file (or
     section) of snippets/, or not UTF-8."""

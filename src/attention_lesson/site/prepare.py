@@ -66,6 +66,10 @@ def run(site: Site, store: Store | None, limits: Limits, notebook_cache: Path) -
         typed = functools.partial(lesson.typed_numbers, project, page, site.runs[page])  # every language's page
         problems += project.remember([project.docs / code / page for code in site.languages], typed,
                                      json.dumps(vars(site.runs[page]), sort_keys=True, default=str))
+        named = functools.partial(lesson.named_code, project, page)  # reads every page: each edit may change it
+        problems += project.remember([*(project.docs / code / name for code in site.languages
+                                        for name in project.pages(SOURCE_LANG)),
+                                      *sorted(project.snippets.glob("*.py"))], named, "named", page)
     stop(problems)
     prune([*(store.path.glob("??/*.json") if store else []), *notebook_cache.glob("*")])  # unused for a month
     if store is not None and store.unwritable:

@@ -234,7 +234,22 @@ _LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)")
 _REF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(?P<target>\S+)", re.M)
 
 
-def _links(page: Page) -> set[str]:
+SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+NOT_CODE = re.compile(r"\{\{|^\s*(?:-|\.ci/|pip |python |py )|/")
+"""A code span that is not code of a page: a value, a command line, an option, a path."""
+
+
+def code_spans(text: str) -> list[str]:
+    """The code spans of a line of prose, as written between their backticks."""
+    return [m[2].strip() for m in SPAN.finditer(text) if m[2].strip()]
+
+
+def is_code(span: str) -> bool:
+    """Whether a code span names code (an identifier, a call, an argument), not a value, path or command."""
+    return bool(re.search(r"[A-Za-z_]", span)) and not NOT_CODE.search(span)
+
+
+def links(page: Page) -> set[str]:
     text = "\n".join(line for _, line in page.prose)
     return {m["target"] for m in _LINK.finditer(text)} | {m["target"] for m in _REF.finditer(text)}
 
@@ -293,7 +308,7 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
     if brackets[1] > 2 * brackets[0] + 50:  # Python-Markdown reads a run of [ in a time its square (30 KB: minutes)
         problems.append(f"{path}: {brackets[1]} [ in its prose, against {brackets[0]} in {original.path}: a "
                         "translation links what the Japanese page links; write other brackets as `[` or （）")
-    for target in sorted(_links(translated) - _links(original)):
+    for target in sorted(links(translated) - links(original)):
         if not target.startswith("https://"):
             line = next((n for n, text in translated.prose if target in text), 0)
             problems.append(f"{path}:{line}: link target {target!r} is not one of {original.path}'s: link the "
