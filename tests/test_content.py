@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
@@ -446,6 +447,9 @@ def shows(url: str, marker: str, server: subprocess.Popen, log: Path) -> None:
             with opener.open(url, timeout=10) as response:
                 if marker in response.read().decode("utf-8", "replace"):
                     return
+        except urllib.error.HTTPError as error:  # a 404 page is an answer too
+            if marker in error.read().decode("utf-8", "replace"):
+                return
         except OSError:
             pass
         assert server.poll() is None and time.monotonic() < deadline, \
@@ -503,6 +507,35 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
         time.sleep(2)
         assert builds(log) == before + 1, "mkdocs serve builds again with nothing edited"
     finally:  # not Ctrl-C: a test worker may ignore SIGINT, and its children with it
+        server.terminate()
+        server.wait(60)
+
+
+def test_a_failed_build_under_serve_shows_why_at_every_address_until_it_is_fixed(site: Path, tmp_path: Path) -> None:
+    """CONTRIBUTING.md's promise: under `mkdocs serve`, a change that makes a claim false is shown in the browser at
+    every address (a page, another language's page, a missing one) within seconds, and the site comes back when
+    the change is undone; nothing waits."""
+    copy, log = copy_project(tmp_path), tmp_path / "serve.log"
+    path, old, new = DRIFTS[0]
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{free.getsockname()[1]}"
+    with log.open("wb") as out:
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", address], cwd=copy,
+                                  env=environment(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), str(tmp_path))),
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://{address}/"
+    try:
+        shows(base, '<html lang="ja"', server, log)
+        replace(copy / path, old, new)
+        saved = time.monotonic()
+        for url in (base, page_url(base, languages()[-1], pages()[0]), base + "no-such-page/"):
+            shows(url, "this claim is no longer true", server, log)
+        took = time.monotonic() - saved
+        assert took < 30, f"the failure reached the browser {took:.1f} s after the save"
+        replace(copy / path, new, old)
+        shows(base, '<html lang="ja"', server, log)
+    finally:
         server.terminate()
         server.wait(60)
 

@@ -262,22 +262,24 @@ def refusals(outlines: dict[str, Outline], page: str, output: str, source: Path,
     return lines
 
 
-def policy(scripts: Iterable[str]) -> str:
+def policy(scripts: Iterable[str], serving: bool = False) -> str:
     """The Content-Security-Policy of a page that runs these inline scripts (a Japanese page's, which its
     translations run too): code, styles, fonts, images and connections from the site only. Style attributes are
     allowed (figures place their bars with them; they load nothing, since images and fonts come from the site
-    only); images may also be ``data:`` (Material's icons are SVG data in its stylesheet)."""
-    hashes = sorted({f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts
-                     if s.strip()})
+    only); images may also be ``data:`` (Material's icons are SVG data in its stylesheet). `serving`: under
+    `mkdocs serve`, which puts its reload script inline into every page, inline scripts run (no hash could name
+    that script: it holds the build's time)."""
+    hashes = ["'unsafe-inline'"] if serving else sorted(
+        {f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts if s.strip()})
     return "; ".join(["default-src 'none'", " ".join(["script-src 'self'", *hashes]), "style-src 'self'",
                       "style-src-attr 'unsafe-inline'", "img-src 'self' data:", "font-src 'self'",
                       "connect-src 'self'", "worker-src 'self'", "manifest-src 'self'", "base-uri 'none'",
                       "form-action 'none'"])
 
 
-def with_policy(output: str, scripts: Iterable[str]) -> str:
+def with_policy(output: str, scripts: Iterable[str], serving: bool = False) -> str:
     """`output` with its policy (:func:`policy`) first in its head, before anything it governs."""
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(scripts)}">'
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(scripts, serving)}">'
     charset = output.find("<meta charset")  # Material's first element, and a refused page's: the policy next
     at = output.find(">", charset) + 1 if charset >= 0 else 0
     return f"{output[:at]}\n{meta}{output[at:]}"

@@ -251,20 +251,21 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         if self.lang == SOURCE_LANG:  # remembered by its text: a serve rebuild parses only the pages an edit changed
             ours = self.site.project.remember([], lambda: boundary.outline(output), "outline", output)
             self.site.outlines[src] = ours
-            return boundary.with_policy(output, ours.scripts)
+            return boundary.with_policy(output, ours.scripts, self.command == "serve")
         written = src.replace(".ipynb", ".py")  # the file the page was written from: a fallback's is Japanese
         path = f"docs/{SOURCE_LANG if written in self.fallbacks else self.lang}/{written}"
         refused = boundary.refusals(self.site.outlines, src, output, self.site.project.root / path, path,
                                     self.root_url)
         self.site.refused += refused
         ours = self.site.outlines.get(src)
-        return boundary.with_policy(output if ours and not refused else boundary.REFUSED, ours.scripts if ours else [])
+        return boundary.with_policy(output if ours and not refused else boundary.REFUSED, ours.scripts if ours else [],
+                                    self.command == "serve")
 
     def on_post_template(self, output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
         """The 404 page carries the policy too, for the scripts its template runs (its texts are escaped)."""
         if not template_name.endswith(".html"):
             return output_content
-        return boundary.with_policy(output_content, boundary.outline(output_content).scripts)
+        return boundary.with_policy(output_content, boundary.outline(output_content).scripts, self.command == "serve")
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         """Under `mkdocs serve`, other languages' pages are hidden from MkDocs' clean-up (see _language)."""
@@ -362,7 +363,33 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 server.observer = edits  # public: the server starts it, and watch() schedules on it
         for path in [*moved, docs]:
             server.watch(path)
+        # a failed rebuild: every address answers with what failed (MkDocs would hold the browser's requests)
+        server.builder = functools.partial(self._failures_shown, server.builder, Path(config.site_dir))
         return server
+
+    def _failures_shown(self, builder: Callable[[], None], site: Path) -> None:
+        """Under `mkdocs serve`, a build that fails writes, at every page's address of every language and as the
+        404 page, a page listing its failures (escaped, one line each) instead of holding every request until a
+        build succeeds; MkDocs' reload script on it brings the site back with the next good build."""
+        said: list[str] = []  # what the build logged as errors: MkDocs raises a bare Abort after logging them
+        heard = logging.Handler(logging.ERROR)
+        heard.emit = lambda record: said.extend(record.getMessage().splitlines())
+        logging.getLogger("mkdocs").addHandler(heard)
+        try:
+            builder()
+        except Exception as error:  # noqa: BLE001 - whatever stopped the build is what the page says
+            lines = [line for line in said if line.strip()] or str(error).splitlines() or [type(error).__name__]
+            page = publish.failure_page([strings.printable(line) for line in lines])
+            addresses = {"404.html", *(p.relative_to(site).as_posix() for p in site.rglob("index.html"))}
+            addresses |= {f"{prefix}{publish.address(name)}index.html" for prefix in
+                          ["", *(f"{code}/" for code in self.site.languages[1:])] if self.site
+                          for name in [*self.site.project.pages(SOURCE_LANG), translations.STATUS_PAGE]}
+            for address in addresses:
+                (site / address).parent.mkdir(parents=True, exist_ok=True)
+                (site / address).write_text(page, encoding="utf-8")
+            log.error("The build failed: the browser shows why until the next build succeeds")
+        finally:
+            logging.getLogger("mkdocs").removeHandler(heard)
 
 
 def _assets_up(url: Callable[[Any, Any], str], context: Any, value: Any) -> str:

@@ -7,6 +7,7 @@ fetches ``sitemap.xml`` relative to every ``<link rel="alternate">`` of a page (
 from __future__ import annotations
 
 import gzip
+import html
 import os
 import re
 import shutil
@@ -93,3 +94,18 @@ def merge_sitemaps(site_url: str, sitemaps: dict[str, Path]) -> None:
     root.write_text("\n".join([*lines, "</urlset>"]) + "\n", encoding="utf-8")
     with open(root.with_suffix(".xml.gz"), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
         out.write(root.read_bytes())
+
+
+def address(page: str) -> str:
+    """A page's folder in its language's site: "" for the home page, "query-key/", "notebooks/exercise-1/"."""
+    stem = page.removesuffix(".md").removesuffix(".py").removesuffix(".ipynb")
+    return "" if stem == "index" else f"{stem}/"
+
+
+def failure_page(lines: list[str]) -> str:
+    """What `mkdocs serve` shows at every address while the build fails: its lines, escaped."""
+    items = "".join(f"<li><code>{html.escape(line)}</code></li>\n" for line in lines)
+    return ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">\n<title>The build failed</title>\n'
+            "</head>\n<body>\n<h1>The build failed</h1>\n<p>Fix what follows and save: this page shows the site "
+            f"again when the next build succeeds.</p>\n<ul>\n{items}</ul>\n</body>\n</html>\n")
