@@ -280,3 +280,38 @@ def test_broken_link_on_a_japanese_page(site: Path, tmp_path: Path) -> None:
     one_line(proc, "index.md", "nope.md")
     assert (snapshot(published), (published / "index.html").read_bytes()) == before
     assert not list(tmp_path.glob(".site-*"))
+
+
+# -- a listing that does not read, as an editor breaks one: every reader says one line --------------------------
+
+BROKEN = {  # how an editor breaks a listing's line: (what the line becomes, from the line as it was)
+    "unclosed-bracket": lambda line: line.replace("(", "((", 1),
+    "unexpected-indent": lambda line: "    " + line,
+    "tab-and-spaces": lambda line: "if True:\n        x = 1\n\tx = 2\n" + line,
+    "utf-16": None,
+}
+
+
+@pytest.mark.parametrize("how", list(BROKEN))
+def test_a_listing_that_does_not_read_is_one_line_for_every_reader(tmp_path: Path, how: str) -> None:
+    """The build (before any page renders), the translators' check and the terminal lesson each say one line
+    naming snippets/<file>:<line> (the encoding: the file), no traceback, and the build publishes nothing."""
+    page, _, name = first_listing()
+    project = copy_project(tmp_path)
+    path = project / "snippets" / name
+    rows = path.read_text("utf-8").splitlines()
+    at = next(n for n, row in enumerate(rows) if "(" in row and not row.lstrip().startswith(("#", "import", "from")))
+    if BROKEN[how] is None:
+        path.write_text(path.read_text("utf-8"), encoding="utf-16")
+        where = f"snippets/{name}: not UTF-8"
+    else:
+        rows[at] = BROKEN[how](rows[at])
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        where = f"snippets/{name}:"
+    said = {"build": build(project, tmp_path / "site"), "check": run(CHECK, cwd=project),
+            "terminal lesson": run([sys.executable, "snippets/attention.py"], cwd=project)}
+    for reader, proc in said.items():
+        lines = [line for line in proc.stderr.splitlines() if where in line]
+        assert proc.returncode != 0 and len(lines) == 1, f"{reader}:\n{proc.stderr[-2000:]}"
+        assert "Traceback" not in proc.stdout + proc.stderr, f"{reader}:\n{proc.stderr[-2000:]}"
+    assert not (tmp_path / "site").exists()

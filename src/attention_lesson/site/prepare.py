@@ -48,6 +48,7 @@ def check(project: Project) -> Site:
         problems += translations.code_problems(project, code, words)
     for page in project.pages(SOURCE_LANG):  # pymdownx.snippets would stop on a missing file with a traceback
         problems += lesson.include_problems(project, page)
+    problems += [problem for problem in translations.snippet_problems(project) if problem not in problems]
     stop(problems)
     return Site(project, project.languages(), words, status=translations.status_table(project, words))
 
@@ -94,7 +95,7 @@ def added(site: Site, lang: str, notebook_cache: Path) -> dict[str, str | Path]:
         if path.is_file() and "__pycache__" not in path.parts and path.name not in NOT_DOWNLOADED \
                 and path.suffix != ".md":
             uri = path.relative_to(project.root).as_posix()
-            rows = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.suffix == ".py" else []
+            rows = source.listing(path).splitlines(keepends=True) if path.suffix == ".py" else []
             found[uri] = path if not rows else strings.localize_source(  # as the pages show it: in the language,
                 "".join(row for row in rows if not source.SECTION.match(row)), words)  # no include's section marks
     return found

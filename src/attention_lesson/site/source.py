@@ -124,6 +124,25 @@ def scan(text: str, path: str) -> Page:
     return Page(path, fences, prose)
 
 
+def listing(path: Path) -> str:
+    """A listing of snippets/ as text, read the one way every reader reads it: UTF-8, and Python that parses.
+    SourceError: one line naming the file and line, and what to do."""
+    shown = f"snippets/{path.name}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SourceError(f"{shown}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
+    except OSError as error:
+        raise SourceError(f"{shown}: cannot be read ({error.strerror})") from None
+    if path.suffix == ".py":
+        try:
+            compile(text, shown, "exec", dont_inherit=True)
+        except SyntaxError as error:  # IndentationError and TabError too
+            raise SourceError(f"{shown}:{error.lineno or 1}: {error.msg}: fix the listing (a bracket, a quote or an "
+                              "indentation)") from None
+    return text
+
+
 def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
     """A block's code with its includes read from snippets/, and where each line comes from (``file:line``)."""
     out, origins = [], []
@@ -142,10 +161,7 @@ def expand(code: str, snippets: Path, where: str) -> tuple[str, list[str]]:
         if "/" in name or ".." in name or not file.is_file():
             raise SourceError(f"{page}:{number}: {found['path']}: no such file in snippets/ (only "
                               "snippets/ can be included)")
-        try:
-            text = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            raise SourceError(f"snippets/{name}: not UTF-8 at byte {error.start}: save it as UTF-8") from None
+        text = listing(file)
         inside, seen = found["section"] is None, False  # the whole file, or nothing until its section starts
         for n, source_line in enumerate(text.splitlines(), 1):
             if marker := SECTION.match(source_line):

@@ -7,6 +7,7 @@ problem one line naming file:line; whoever puts a value into a page escapes it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import io
 import logging
@@ -224,7 +225,12 @@ def translatable(text: str) -> bool:
 
 
 def _tokens(source: str) -> list[tokenize.TokenInfo]:
-    return list(tokenize.generate_tokens(io.StringIO(source).readline))
+    """The tokens of code, as far as it tokenizes: an excerpt may stop inside a bracket (a listing that does not
+    parse is named where it is read, :func:`source.listing`)."""
+    found: list[tokenize.TokenInfo] = []
+    with contextlib.suppress(tokenize.TokenError, SyntaxError):
+        found.extend(tokenize.generate_tokens(io.StringIO(source).readline))
+    return found
 
 
 def _literals(tokens: list[tokenize.TokenInfo]) -> list[tuple[tokenize.TokenInfo, str]]:

@@ -53,13 +53,14 @@ def code_problems(project: Project, lang: str, words: dict[str, strings.Strings]
 
 
 def snippet_problems(project: Project) -> list[str]:
-    """A listing that is not UTF-8: its strings cannot be listed, nor the site built."""
+    """A listing that does not read (not UTF-8, not Python that parses): its strings cannot be listed, nor the
+    site built."""
     problems = []
     for path in sorted(project.snippets.glob("*.py")):
         try:
-            path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as error:
-            problems.append(f"snippets/{path.name}: not UTF-8 at byte {error.start}: save it as UTF-8")
+            source.listing(path)
+        except source.SourceError as error:
+            problems.append(str(error))
     return problems
 
 
@@ -130,8 +131,8 @@ def _code_texts(project: Project) -> tuple[set[str], set[str]]:
     """The comments and the printed strings of snippets/ (a listing that does not read is the build's to say)."""
     comments, literals = set(), set()
     for path in project.snippets.glob("*.py"):
-        with contextlib.suppress(SyntaxError, ValueError):
-            text = path.read_text(encoding="utf-8")
+        with contextlib.suppress(source.SourceError):
+            text = source.listing(path)
             comments |= set(strings.comments_of(text))
             literals |= set(strings.literals_of(text))
     return comments, literals
@@ -334,10 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             problem = language_problem(lang) or f"there is no folder docs/{lang}/"
             parser.exit(2, f"{prog}: error: {problem}; start one with: {prog} <code> --init\n")
     mistakes, info = snippet_problems(project), []
+    unread = bool(mistakes)  # a listing that does not read: what is pending of its strings cannot be told
     for lang in args.langs or known[1:]:
         found, said = report(project, lang, args.all)
         mistakes += found
-        info += said
+        info += [] if unread else said
     if info or not mistakes:  # "nothing pending" never beside a mistake
         print("\n".join(map(strings.printable, info)) or "nothing pending", flush=True)
     if mistakes:
