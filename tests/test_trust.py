@@ -663,3 +663,30 @@ def test_a_code_translation_holds_only_visible_text(tmp_path: Path, mark: str) -
     check = run([*CHECK, TARGET], cwd=project)
     assert check.returncode == 2 and len(naming(check.stderr, f"docs/{TARGET}/strings.yml:{at + 1}")) == 1, \
         check.stderr
+
+
+# -- strings.yml as a translator mistypes it: one line, at the mistake, saying what to change -----------------
+
+YAML_MISTAKES = {  # (how the line under ui: becomes, what the check says)
+    "tab": (lambda key, value: f"\t{key}: {value}", "a tab: indent with spaces"),
+    "over-indented": (lambda key, value: f"    {key}: {value}", "indented more than the key above it"),
+    "unclosed-quote": (lambda key, value: f'  {key}: "{value}', 'a double quote that is not closed'),
+    "colon-in-value": (lambda key, value: f"  {key}: {value}: {value}", "a colon inside a value"),
+}
+
+
+@needs_translation
+@pytest.mark.parametrize("mistake", list(YAML_MISTAKES))
+def test_a_strings_yml_mistake_is_one_line_at_the_mistake_with_advice(tmp_path: Path, mistake: str) -> None:
+    project = copy_project(tmp_path)
+    path = project / "docs" / TARGET / "strings.yml"
+    rows = path.read_text("utf-8").splitlines()
+    at = next(n for n, row in enumerate(rows) if row.startswith("ui:")) + 2  # the table's second key
+    key, _, value = rows[at].strip().partition(": ")
+    make, advice = YAML_MISTAKES[mistake]
+    rows[at] = make(key, yaml.safe_load(value))
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    check = run([*CHECK, TARGET], cwd=project)
+    said = naming(check.stderr, f"docs/{TARGET}/strings.yml:{at + 1}")
+    assert check.returncode == 2 and len(said) == 1 and advice in said[0], check.stderr
+    assert "nothing pending" not in check.stdout and not traceback_lines(check), check.stdout

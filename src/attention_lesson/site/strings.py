@@ -87,6 +87,37 @@ def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
+UNCLOSED = 'a double quote that is not closed: end the value with " on its line'
+ADVICE = [  # PyYAML's words for a mistake, and what a translator changes (docs/TRANSLATING.md lists each)
+    ("found character '\\t'", "a tab: indent with spaces, two for each level, as the other lines"),
+    ("expected <block end>, but found '<block mapping start>'",
+     "indented more than the key above it: indent each key of a table by two spaces, as the others"),
+    ("mapping values are not allowed here", "a colon inside a value: put the whole value in double quotes"),
+    ("could not find expected ':'", 'not a key and its text: write key: "text" on one line'),
+    ("found unexpected end of stream", UNCLOSED),
+    ("expected <block end>, but found '<scalar>'", UNCLOSED),
+    ("found undefined tag handle", "a value that starts with !: put the whole value in double quotes"),
+    ("found unknown escape character", r"a backslash in a double-quoted value: write it as \\"),
+]
+"""A mistake, by PyYAML's first words for it; anything else is said in PyYAML's words."""
+
+
+def _advice(error: yaml.MarkedYAMLError, rows: list[str]) -> tuple[int, str]:
+    """(line, what to change) for a YAML mistake, on the line it is on: for a quote not closed, the line where the
+    quote opens (PyYAML names a later one)."""
+    said = f"{error.context or ''} {error.problem or ''}"
+    mark = error.problem_mark or error.context_mark
+    line = mark.line + 1 if mark else 0
+    advice = next((what for words, what in ADVICE if words in said), None)
+    indents = [len(row) - len(row.lstrip(" ")) for row in rows[:line] if row.strip() and row.lstrip()[0] != "#"]
+    if "mapping values" in said and len(indents) > 1 and indents[-1] > indents[-2] and ":" in rows[line - 1]:
+        advice = ADVICE[1][1]  # a key indented under a key that has its text already: indented too far
+    if advice == UNCLOSED:
+        unclosed = [n for n, row in enumerate(rows[:line], 1) if len(re.findall(r'(?<!\\)"', row)) % 2]
+        line = unclosed[-1] if unclosed else line
+    return line, advice or " ".join(said.split())
+
+
 def load(path: Path, lang: str) -> Strings:
     """Read a strings.yml; :class:`StringsError` lists every problem, one line each (``file:line: …``)."""
     shown = f"docs/{lang}/{FILE}"
@@ -106,9 +137,8 @@ def load(path: Path, lang: str) -> Strings:
     try:
         root = yaml.compose(text, Loader=NoAliasLoader)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f"{shown}:{mark.line + 1}" if mark else shown
-        raise StringsError([f"{where}: {error.problem or error.context}"]) from None
+        line, advice = _advice(error, text.splitlines())
+        raise StringsError([f"{shown}:{line}: {advice}" if line else f"{shown}: {advice}"]) from None
     except yaml.YAMLError as error:
         raise StringsError([f"{shown}: {error}"]) from None
     except RecursionError:
@@ -183,6 +213,8 @@ def _text(node: yaml.Node, where: str, problems: list[str], into: dict[str, str]
         problems.append(f"{where}: {len(text)} characters, more than the {MAX_VALUE} a value may have")
     elif "\n" in text or "\r" in text:
         problems.append(f"{where}: must be one line")
+    elif node.end_mark.line > node.start_mark.line and node.style in ('"', "'"):  # YAML folded lines into it
+        problems.append(f"{where}: {UNCLOSED}")
     elif mark := invisible(text, code):
         problems.append(f"{where}: an invisible character, {mark}, that changes how the text around it is read: "
                         "remove it")
