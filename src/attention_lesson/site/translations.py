@@ -23,8 +23,10 @@ from attention_lesson.site.lesson import LANG_CODE, SOURCE_LANG, Project, check_
 STATUS_PAGE = "translation-status.md"
 
 
-DONE = ".ci/env python -m attention_lesson.site.translations {lang} --done {page}"
-"""The command a translator runs once a page is translated again (TRANSLATING.md)."""
+COMMAND = ".ci/env python -m attention_lesson.site.translations"
+"""The check as a translator types it (TRANSLATING.md): every command a message shows is written so."""
+DONE = COMMAND + " {lang} --done {page}"
+"""The command a translator runs once a page is translated again."""
 
 
 def code_problems(project: Project, lang: str, words: dict[str, strings.Strings]) -> list[str]:
@@ -236,14 +238,14 @@ def language_problem(lang: str) -> str | None:
     return None
 
 
-def template(project: Project) -> str:
+def template(project: Project, lang: str = "<code>") -> str:
     """A new strings.yml: every text to translate, each value the Japanese text between double quotes (a JSON
     string is a YAML double-quoted one)."""
     _quoted = functools.partial(json.dumps, ensure_ascii=False)
     source = project.strings(SOURCE_LANG)
     pending = pending_strings(project, strings.Strings("new"))
     lines = ["# Translate each value between its double quotes; keep every key (left of the colon) as it is.",
-             "# See docs/TRANSLATING.md. Check: python -m attention_lesson.site.translations <code>", ""]
+             f"# See docs/TRANSLATING.md. Check: {COMMAND} {lang}", ""]
     lines += [f"{key}: {_quoted(source.names.get(key, ''))}" for key in strings.NAMES]
     lines += ["", "ui:"] + [f"  {key}: {_quoted(value)}" for key, value in source.ui.items()]
     lines += ["", "comments:"] + [f"  {_quoted(t)}: {_quoted(t)}" for t in pending["comments"]]
@@ -259,7 +261,7 @@ def init(project: Project, lang: str) -> Path:
         raise ValueError(f"docs/{lang}/{strings.FILE} exists already, and --init never overwrites it")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as file:
-        file.write(template(project))
+        file.write(template(project, lang))
     return path
 
 
@@ -311,17 +313,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, f"{prog}: error: {error}\n")
     if args.init:
         if len(args.langs) != 1:
-            parser.exit(2, f"{prog}: error: --init takes one language code, e.g. {prog} ko --init\n")
+            parser.exit(2, f"{prog}: error: --init takes one language code, e.g. {COMMAND} ko --init\n")
         try:
             path = init(project, args.langs[0])
         except (ValueError, OSError) as error:
             parser.exit(2, f"{prog}: error: {error}\n")
         print(f"wrote {path.relative_to(project.root).as_posix()}; set name: first, then check with: "
-              f"{prog} {args.langs[0]}")
+              f"{COMMAND} {args.langs[0]}")
         return 0
     if args.done:
         if len(args.langs) != 1:
-            parser.exit(2, f"{prog}: error: --done takes one language code, e.g. {prog} ko --done index.md\n")
+            parser.exit(2, f"{prog}: error: --done takes one language code, e.g. {COMMAND} ko --done index.md\n")
         try:
             path = done(project, args.langs[0], args.done)
         except (ValueError, OSError, source.SourceError) as error:
@@ -333,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for lang in args.langs:
         if lang not in known:
             problem = language_problem(lang) or f"there is no folder docs/{lang}/"
-            parser.exit(2, f"{prog}: error: {problem}; start one with: {prog} <code> --init\n")
+            parser.exit(2, f"{prog}: error: {problem}; start one with: {COMMAND} <code> --init\n")
     mistakes, info = snippet_problems(project), []
     unread = bool(mistakes)  # a listing that does not read: what is pending of its strings cannot be told
     for lang in args.langs or known[1:]:
