@@ -861,9 +861,11 @@ def rtl_url(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
         shutil.rmtree(project / "docs" / code)
     page = EXPLORER_PAGES[0]
     (project / "docs" / "ar").mkdir()
-    (project / "docs" / "ar" / "strings.yml").write_text('name: "العربية"\n', encoding="utf-8")
+    (project / "docs" / "ar" / "strings.yml").write_text(f'name: "العربية"\nliterals:\n  "{SHAPED}": "شكل المدخل"\n',
+                                                          encoding="utf-8")
     (project / "docs" / "ar" / page).write_text(arabic_page((ROOT / "docs" / SOURCE_LANG / page).read_text("utf-8")),
                                                encoding="utf-8")
+    shutil.copy(ROOT / "docs" / SOURCE_LANG / SHAPED_PAGE, project / "docs" / "ar" / SHAPED_PAGE)
     assert_ok(build(project, folder / "site"))
     with served(folder / "site") as url:
         yield url, page
@@ -878,6 +880,35 @@ LTR = """() => {
   return {page: getComputedStyle(document.body).direction, inline: order, code: dir(".md-typeset pre"),
           figures: dir(".lesson-figure svg"), japanese: dir(".md-content [lang=ja]")};
 }"""
+
+
+SHAPED_PAGE, SHAPED = next((page, m[1]) for page in pages() for m in [re.search(
+    r'--8<-- "snippets/(\w+\.py)"', (ROOT / "docs" / SOURCE_LANG / page).read_text("utf-8"))] if m
+    for m in [re.search(r'print\("([^"]+)", tuple\(', (ROOT / "snippets" / m[1]).read_text("utf-8"))] if m)
+"""A page whose listing prints a string, then a shape: in Arabic, the string is right to left beside the numbers."""
+GLYPHS = """() => [...document.querySelectorAll(".md-typeset pre code")].flatMap((code) => {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const m of node.textContent.matchAll(/\\((\\d+), (\\d+)\\)/g)) {
+            const at = (i, n) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + n);
+                                   return r.getBoundingClientRect().left; };
+            const second = m.index + m[0].indexOf(m[2], m[1].length + 1);
+            found.push([m[0], at(m.index, 1), at(m.index + 1, m[1].length), at(second, m[2].length)]);
+        }
+    }
+    return found;
+})"""
+"""Every shape printed in a listing's output, with the left edge of its "(", its first and its second number."""
+
+
+def test_a_right_to_left_page_shows_printed_shapes_as_printed(tab: Tab, rtl_url: tuple[str, str]) -> None:
+    """The Arabic page of a listing that prints an Arabic string before a shape: "(5, 16)" reads (, 5, 16 from
+    left to right, as printed, measured by each glyph's position in Chromium."""
+    url, _ = rtl_url
+    shapes = tab.open(url + "ar/" + address(SHAPED_PAGE)).evaluate(GLYPHS)
+    assert shapes, "no shape printed on the page"
+    reversed_ = [shape for shape, paren, first, second in shapes if not paren < first < second]
+    assert not reversed_, f"drawn out of order: {reversed_}"
 
 
 def test_a_right_to_left_page_keeps_code_numbers_and_figures_left_to_right(tab: Tab, rtl_url: tuple[str, str]) -> None:

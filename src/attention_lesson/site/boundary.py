@@ -51,8 +51,9 @@ SAFE_URL = re.compile(r"(https://|#|(?![\w+.-]*:|[/\\]{2}))", re.I)
 and not ``//host``, which a browser reads as another site, nor ``/\\host``, which it reads the same)."""
 SPACE = "".join(map(chr, range(33)))
 """What a browser strips from an address's ends (C0 controls and space); tabs and newlines anywhere."""
-LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",))}
-"""Elements that follow a translated text: a figure's wrapped lines, Pygments' tokens of a comment or string."""
+LAYOUT = {("tspan", ("dy", "x")), ("span", ("class",)), ("bdi", ())}
+"""Elements that follow a translated text: a figure's wrapped lines, Pygments' tokens of a comment or string, a
+printed string isolated from the numbers beside it."""
 CONTAINERS = {"jp-RenderedMarkdown"}
 """Classes of elements, outside prose, whose children are prose: a notebook's markdown cell."""
 TOC = "md-nav--secondary"

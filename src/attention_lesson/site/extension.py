@@ -105,12 +105,13 @@ def python_fence(src: str, language: str, css_class: str, options: dict[str, Any
     if options.pop("lesson_hide", False) or block["hidden"]:  # out of the options markdown-exec is given
         return ""
     escape = render.markdown_text if not options.get("result") and not options.get("html") else None
-    output = strings.localize_output(block["output"], block["literals"], words, escape)
-    shown = markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
-                                      transform_source=lambda code: (code, strings.localize_source(code, words)),
-                                      **options)
+    output = strings.localize_output(block["output"], block["literals"], words, escape, isolate=escape is None)
+    shown = str(markdown_exec.base_format(language=language, run=lambda code, **_: output, code=src, md=md,
+                                          transform_source=lambda code: (code, strings.localize_source(code, words)),
+                                          **options))
+    shown = shown.replace(strings.ISOLATED[0], "<bdi>").replace(strings.ISOLATED[1], "</bdi>")  # a table: by cell
     title = (options.get("extra") or {}).get("title", "") if options.get("source") else ""
-    return str(shown) + render.download_link(title, lesson.url, words.ui.get("download_listing", ""),
+    return shown + render.download_link(title, lesson.url, words.ui.get("download_listing", ""),
                                               lesson.site.project.root)
 
 

@@ -298,12 +298,20 @@ def localize_source(source: str, strings: Strings) -> str:
     return SAVE.sub("", "".join(lines))
 
 
-def localize_output(output: str, literals: list[str], strings: Strings, escape=None) -> str:  # noqa: ANN001
+ISOLATED = ("\ue000", "\ue001")
+"""Where a translated string starts and ends in output about to be rendered (private-use code points, which no
+translation may hold): the renderer makes them an isolating element, so that a right-to-left string never
+reorders the numbers printed beside it."""
+
+
+def localize_output(output: str, literals: list[str], strings: Strings, escape=None,  # noqa: ANN001
+                    isolate: bool = False) -> str:
     """What the Japanese code printed, with each of its printed Japanese strings in the language, in one pass.
     `escape` makes a translation safe where the output is rendered (Markdown); the Japanese text is the
-    project's own."""
+    project's own. `isolate`: each translation between :data:`ISOLATED`'s marks."""
     present = [text for text in sorted(set(literals), key=len, reverse=True) if text in strings.literals]
     if not present:
         return output
+    start, end = ISOLATED if isolate else ("", "")
     pattern = re.compile("|".join(map(re.escape, present)))
-    return pattern.sub(lambda m: escape(strings.literals[m[0]]) if escape else strings.literals[m[0]], output)
+    return pattern.sub(lambda m: start + (escape or str)(strings.literals[m[0]]) + end, output)
