@@ -101,6 +101,27 @@ def test_a_listing_change_that_breaks_a_claim_fails_the_build_naming_every_langu
         assert re.search(rf"docs/{lang}/{re.escape(page)}:\d+\b", proc.stderr), \
             f"docs/{lang}/{page} not named:\n{proc.stderr[-3000:]}"
     assert "this claim is no longer true" in proc.stderr and "Traceback" not in proc.stderr
+    backs = [line.split("; it backs ", 1)[1] for line in proc.stderr.splitlines()
+             if f"/{page}:" in line and "; it backs " in line]
+    for lang in named:  # the text the claim stands for, where an editor changes it, in every language
+        assert any(re.search(rf"docs/{lang}/{re.escape(page)}:\d+", b) for b in backs), proc.stderr[-3000:]
+
+
+TAKEN = ("snippets/scaling.py", "[16, 64, 256, 1024]", "[16, 64, 512, 1024]")
+"""A change that takes away what a claim and a value read (the row of d = 256): they raise, not only go false."""
+
+
+def test_a_claim_or_value_that_raises_is_named_in_every_language_with_advice(site: Path, tmp_path: Path) -> None:
+    copy = copy_project(tmp_path)
+    replace(copy / TAKEN[0], *TAKEN[1:])
+    proc = build(copy, tmp_path / "site")
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    raised = [line for line in proc.stderr.splitlines() if "(it raised " in line or "cannot be computed" in line]
+    assert raised, proc.stderr[-3000:]
+    for line in raised:
+        page = re.search(r"docs/ja/(\S+?):\d+", line)[1]
+        assert all(f"docs/{lang}/{page}:" in line for lang in languages() if (copy / "docs" / lang / page).is_file())
+        assert "change that text and the" in line, line
 
 
 def test_every_claim_a_change_made_false_is_named_not_only_a_fences_first(drifted) -> None:

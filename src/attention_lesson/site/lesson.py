@@ -122,7 +122,8 @@ class PageRun:
     outputs: list[dict[str, Any]] = field(default_factory=list)  # {"code", "output", "literals", "hidden"}
     figures: list[dict[str, Any]] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)
-    failed_claims: list[tuple[str, str]] = field(default_factory=list)  # (where, claim)
+    failed_claims: list[tuple[str, ...]] = field(default_factory=list)  # (where, claim, what it raised if it did)
+    failed_values: list[tuple[str, str, str]] = field(default_factory=list)  # (where, expression, what it raised)
     unsure: list[bool] = field(default_factory=list)  # per claim fence: a soft claim this run does not bear out
 
 
@@ -153,28 +154,57 @@ def run_page(project: Project, page: str, runner: Runner) -> PageRun:
                                    "literals": strings.literals_of(step.code)})
         elif step.kind == "figure":
             result.figures.append(outcome.get("figure") or {})
+        elif step.kind == "value" and "raised" in outcome:
+            result.failed_values.append((step.where, step.code, outcome["raised"]))
         elif step.kind == "value":
             result.values.setdefault(step.code, str(outcome.get("value", "")))
         elif step.kind == "claim":  # every line of the fence that does not hold
             failed, (path, first) = outcome.get("claim") or [], step.where.rsplit(":", 1)
             result.unsure.append(bool(failed) and step.soft)
-            result.failed_claims += [] if step.soft else [(f"{path}:{int(first) + k}", c) for k, c in failed]
+            result.failed_claims += [] if step.soft else [(f"{path}:{int(first) + k}", c, *raised)
+                                                          for k, c, *raised in failed]
     return result
 
 
 def claim_errors(project: Project, page: str, run: PageRun) -> list[str]:
-    """Every claim that no longer holds, named where it stands in every language's page (one line each claim).
-    The translations were checked before anything ran, so each reads as text."""
-    if not run.failed_claims:
+    """Every claim that no longer holds (or raises), named where it stands in every language's page, with the text
+    it backs (the paragraph, caption or alt text above its fence) in every language: one line each claim. The
+    translations were checked before anything ran, so each reads as text."""
+    if not run.failed_claims and not run.failed_values:
         return []
+    japanese = project.read(SOURCE_LANG, page)
     pages = [project.read(lang, page) for lang in project.languages()[1:] if (project.docs / lang / page).is_file()]
     errors = []
-    for where, claim in run.failed_claims:
+    for where, claim, *raised in run.failed_claims:
         places = [where] + [f"{t.path}:{f.line + k}" for t in pages for f in t.fences if f.lang == "claim"
                             for k, line in enumerate(f.body.splitlines(), 1) if line.strip() == claim]
-        errors.append(f"{', '.join(places)}: this claim is no longer true: {claim} (the code's output changed: "
-                      "change the prose and the claim, or the code)")
+        backs = _backed(japanese, pages, int(where.rsplit(":", 1)[1]))
+        why = f" (it raised {raised[0]})" if raised else ""
+        errors.append(f"{', '.join(places)}: this claim is no longer true: {claim}{why}; it backs "
+                      f"{', '.join(backs) or 'the text above it'}: the code's output changed: change that text and "
+                      "the claim, or the code")
+    for where, expr, raised in run.failed_values:
+        places = [where] + [f"{t.path}:{line}" for t in pages for line, text in t.prose
+                            if any(m["expr"].strip() == expr for m in source.VALUE.finditer(text))]
+        errors.append(f"{', '.join(places)}: the value {{{{ {expr} }}}} cannot be computed any more ({raised}): the "
+                      "code changed: change that text and the value, or the code")
     return errors
+
+
+def _backed(japanese: Page, translations: list[Page], line: int) -> list[str]:
+    """Where the text a claim at `line` backs stands in every language: the paragraph, caption or alt text just
+    above its fence (file:line), paired by :mod:`paragraphs`."""
+    parts = paragraphs.stretches(japanese)
+    above = [(n, k) for n, part in enumerate(parts) for k, unit in enumerate(part) if unit.end < line]
+    if not above:
+        return []
+    n, k = above[-1]
+    found = [f"{japanese.path}:{parts[n][k].line}"]
+    for page in translations:
+        theirs = paragraphs.stretches(page)
+        if n < len(theirs) and theirs[n]:
+            found.append(f"{page.path}:{theirs[n][k if len(theirs[n]) == len(parts[n]) else 0].line}")
+    return found
 
 
 def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
