@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -690,3 +691,35 @@ def test_a_strings_yml_mistake_is_one_line_at_the_mistake_with_advice(tmp_path: 
     said = naming(check.stderr, f"docs/{TARGET}/strings.yml:{at + 1}")
     assert check.returncode == 2 and len(said) == 1 and advice in said[0], check.stderr
     assert "nothing pending" not in check.stdout and not traceback_lines(check), check.stdout
+
+
+@pytest.fixture(scope="module")
+def floods(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A translated page with a list nested 300 deep, another with 20,000 headings (Python-Markdown reads such
+    pages for minutes): the check and the strict build of the copy, over a site already there."""
+    if len(TRANSLATED) < 1:
+        pytest.skip("the tree has no language folder besides Japanese")
+    tmp = tmp_path_factory.mktemp("floods")
+    project = copy_project(tmp)
+    slots = [(code, page) for code in TRANSLATED for page in pages(code)][:2]
+    where = {}
+    for (code, page), (case, text) in zip(slots, [("deep-list", "\n".join("  " * i + "- a" for i in range(300))),
+                                                  ("headings", "\n".join(f"## h{i}" for i in range(20_000)))]):
+        path = project / "docs" / code / page
+        path.write_text(path.read_text("utf-8") + "\n\n" + text + "\n", encoding="utf-8")
+        where[case] = f"docs/{code}/{page}"
+    site = tmp / "site"
+    site.mkdir()
+    (site / "index.html").write_text("the last site", encoding="utf-8")
+    return {"where": where, "site": site, "check": run(CHECK, cwd=project, timeout=60),
+            "build": run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=project,
+                         timeout=60)}
+
+
+@pytest.mark.parametrize("case", ["deep-list", "headings"])
+def test_a_flood_is_refused_before_it_renders_in_one_line(floods: dict, case: str) -> None:
+    where = floods["where"][case]
+    for said in (floods["check"], floods["build"]):
+        assert said.returncode != 0 and len(naming(said.stderr, where)) == 1, said.stderr[-2000:]
+        assert not traceback_lines(said), said.stderr[-2000:]
+    assert (floods["site"] / "index.html").read_text("utf-8") == "the last site"

@@ -335,6 +335,8 @@ def check_translation(project: Project, lang: str, page: str) -> list[str]:
     def check() -> list[str]:
         try:
             japanese, translated = project.read(SOURCE_LANG, page), project.read(lang, page)
+            if too_large := paragraphs.size_problems(japanese, translated):
+                return too_large  # nothing else is read of it
             return source.translation_problems(japanese, translated) + paragraphs.number_problems(japanese, translated)
         except SourceError as error:
             return [str(error)]

@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from attention_lesson.site import source
+from attention_lesson.site.source import Page
 from attention_lesson.site.strings import NoAliasLoader
 
 RECORD = "translated.yml"
@@ -29,6 +30,7 @@ RECIPROCAL = re.compile(r"(?<![\d.])1/(?=\{\{)")
 """``1/{{ value }}``: how some languages write "one value-th", as Japanese writes 分の一 in words."""
 MAX_RECORD = 512 * 1024
 FINGERPRINT = re.compile(r"[0-9a-f]{12}")
+HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 HEADER = ("# What each page of this folder was translated from: for each stretch of prose between two code blocks of\n"
           "# the Japanese page, a fingerprint of each of its paragraphs, headings, lists and figure texts, as they\n"
           "# were when the translation was made. Written by the translators' check with --done; do not edit by hand.\n")
@@ -62,7 +64,11 @@ def stretches(page: source.Page) -> list[list[Unit]]:
 
     for line in sorted({*prose, *fences}):
         if line in prose:
-            if prose[line].strip():
+            if HEADING.match(prose[line]):  # a heading is a block of its own, blank lines around it or not
+                close()
+                block.append((line, prose[line]))
+                close()
+            elif prose[line].strip():
                 block.append((line, prose[line]))
             else:
                 close()
@@ -177,4 +183,26 @@ def number_problems(japanese: source.Page, translated: source.Page) -> list[str]
             problems += [f"{translated.path}:{pair.ours.line}: the Japanese text it translates "
                          f"({japanese.path}:{pair.japanese.line}) shows the value {{{{ {expr} }}}}: keep it here"
                          for expr in sorted(missing)]
+    return problems
+
+
+def _depth(text: str) -> int:
+    """How deep a line nests: its indentation, and two for each > of a quote."""
+    marks = re.match(r"[ \t>]*", text)[0]
+    return len(marks.replace("\t", "    ")) + marks.count(">")
+
+
+def size_problems(japanese: Page, translated: Page) -> list[str]:
+    """A translation far longer or deeper than its Japanese page (a flood of headings, a list nested hundreds
+    deep), refused before anything renders it: Python-Markdown reads such a page for minutes."""
+    ours, theirs = (sum(map(len, stretches(page))) for page in (translated, japanese))
+    problems = []
+    if ours > 2 * theirs + 20:
+        problems.append(f"{translated.path}: {ours} paragraphs, headings and lists where {japanese.path} has "
+                        f"{theirs}: translate each of them as one")
+    deepest = max((_depth(text) for _, text in japanese.prose), default=0) + 24
+    line, depth = max(((n, _depth(text)) for n, text in translated.prose), key=lambda item: item[1], default=(0, 0))
+    if depth > deepest:
+        problems.append(f"{translated.path}:{line}: nested {depth} columns deep where {japanese.path} goes "
+                        f"{deepest - 24} deep: a translation nests its lists and quotes as the Japanese page does")
     return problems

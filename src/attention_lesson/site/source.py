@@ -314,7 +314,8 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
     problems += [f"{path}:{line}: an invisible character, {mark}, that changes how the text around it is read: "
                  "remove it" for line, text in texts if (mark := invisible(text))]
     for line, text in translated.prose:
-        text = VALUE.sub("", re.sub(r"(`+)(.+?)\1", "", text))  # code spans and values aside
+        text = VALUE.sub("", re.sub(r"(?<![\\`])(`+)(?!`)(.+?)(?<!`)\1(?!`)", "", text))  # code spans, values aside:
+        # a backslash-escaped backtick opens no code span (Python-Markdown's reading), so what follows it is read
         if _HTML.search(text):
             problems.append(f"{path}:{line}: HTML is not allowed in a translation (write text and Markdown; "
                             "to show a < write it in `code` or as &lt;)")
