@@ -832,6 +832,18 @@ class TestAnswers:  # a class: its own xdist scope
                 said = fill(ui["answer_right" if right else "answer_wrong"], value=data["shown"])
                 assert form.locator(".lesson-answer__result").inner_text() == said, f"{lang} answer {i + 1}"
                 assert details.evaluate("d => d.open"), f"{lang} answer {i + 1}: the explanation did not open"
+            form = tab.open(url).locator("form.lesson-answer").nth(i)
+            data, result = json.loads(form.get_attribute("data-answer")), form.locator(".lesson-answer__result")
+            value, right = data["value"], fill(ui["answer_right"], value=data["shown"])
+            for written in (f"{value * 100:.6g} %", f"{round(value * 10**6)}/{10**6}",  # as a page writes it
+                            "".join(chr(ord(c) + 0xFEE0) if c in "0123456789." else c for c in f"{value:.6g}")):
+                form.locator("input").fill(written)
+                form.locator("button").click()
+                assert result.inner_text() == right, f"{lang} answer {i + 1}: {written!r} read as another number"
+            form.locator("input").fill("seven")
+            assert result.inner_text() == "", "an old verdict stays beside a changed answer"
+            form.locator("button").click()
+            assert result.inner_text() == ui["answer_unread"], f"{lang} answer {i + 1}: 'seven' not said unread"
         assert not tab.visit.trouble(), tab.visit.trouble()
 
 

@@ -703,8 +703,9 @@ def floods(tmp_path_factory: pytest.TempPathFactory) -> dict:
     project = copy_project(tmp)
     slots = [(code, page) for code in TRANSLATED for page in pages(code)][:2]
     where = {}
-    for (code, page), (case, text) in zip(slots, [("deep-list", "\n".join("  " * i + "- a" for i in range(300))),
-                                                  ("headings", "\n".join(f"## h{i}" for i in range(20_000)))], strict=True):
+    cases = [("deep-list", "\n".join("  " * i + "- a" for i in range(300))),
+             ("headings", "\n".join(f"## h{i}" for i in range(20_000)))]
+    for (code, page), (case, text) in zip(slots, cases, strict=True):
         path = project / "docs" / code / page
         path.write_text(path.read_text("utf-8") + "\n\n" + text + "\n", encoding="utf-8")
         where[case] = f"docs/{code}/{page}"

@@ -300,7 +300,7 @@ def _answer(d: _Decl, ident: str) -> str:
     value, digits = d.numbers("value", "a number")[0], int(d.numbers("digits", "a number of decimals")[0])
     within = d.numbers("within", "a number")[0] if "within" in d.data else 0.5 * 10**-digits
     data = {"value": value, "within": within, "shown": f"{value:.{digits}f}", "right": d.ui["answer_right"],
-            "wrong": d.ui["answer_wrong"]}
+            "wrong": d.ui["answer_wrong"], "unread": d.ui["answer_unread"]}
     return (f'<form class="lesson-answer" data-answer={_json(data)} hidden>\n<label for="{ident}">'
             f'{escape(d.string("label"))}</label> <input id="{ident}" type="text" inputmode="decimal" '
             f'autocomplete="off" size="8"> <button type="submit" class="md-button md-button--primary">'
@@ -312,7 +312,7 @@ _KINDS = {  # the drawing, and the keys of data, text and ui ("?": optional)
                            "text": ("title", "labels", "xlabel", "ylabel", "alt", "caption?"),
                            "ui": ("heat_hint", "heat_row", "heat_masked", "list_sep")}),
     "answer": (_answer, {"data": ("value", "digits", "within?"), "text": ("label",),
-                         "ui": ("answer_check", "answer_right", "answer_wrong")}),
+                         "ui": ("answer_check", "answer_right", "answer_wrong", "answer_unread")}),
     "bars": (_bars, {"data": ("values",), "text": ("title", "labels", "panels", "alt", "caption?"), "ui": ()}),
     "lines": (_lines, {"data": ("x", "y", "log?"),
                        "text": ("title", "series", "xlabel", "ylabel", "alt", "caption?", "log?"), "ui": ()}),

@@ -343,17 +343,38 @@
     });
   };
   // ---------------------------------------------------------------------------------- the quiz's answers
-  // The reader's number against the run's (figures.py, _answer): right or wrong, then the explanation opens.
+  // A number as a reader writes it: 0.2, 0,2, ０．２, ٠٫٢, 1/5, 20 % (NFKC makes full-width forms ASCII); NaN if
+  // it is none of these.
+  const readNumber = (text) => {
+    const t = text.normalize("NFKC").replace(/[\u0660-\u0669\u06f0-\u06f9]/g,
+      (c) => String(c.charCodeAt(0) % 16)).replace(/\u066b/g, ".").replace(/\s+/g, "").replace(/,/g, ".");
+    const number = "[-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:e[-+]?\\d+)?";
+    let m = t.match(new RegExp(`^(${number})%$`, "i"));
+    if (m) return Number(m[1]) / 100;
+    m = t.match(/^([-+]?\d+)\/(\d+)$/);
+    if (m) return Number(m[2]) ? Number(m[1]) / Number(m[2]) : NaN;
+    return new RegExp(`^${number}$`, "i").test(t) ? Number(t) : NaN;
+  };
+  // The reader's number against the run's (figures.py, _answer): right or wrong, then the explanation opens; an
+  // answer it cannot read is said so; a changed answer takes the old verdict away.
   document.querySelectorAll("form.lesson-answer").forEach((form) => {
-    const { value, within, shown, right, wrong } = JSON.parse(form.dataset.answer);
+    const { value, within, shown, right, wrong, unread } = JSON.parse(form.dataset.answer);
     const input = form.querySelector("input");
     const result = form.querySelector(".lesson-answer__result");
     form.hidden = false;
+    input.addEventListener("input", () => {
+      result.textContent = "";
+      delete result.dataset.right;
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const typed = Number(input.value.trim().replace(/[,，]/, ".").replace(/[０-９．]/g,
-        (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
-      if (!input.value.trim() || Number.isNaN(typed)) return input.focus();
+      if (!input.value.trim()) return input.focus();
+      const typed = readNumber(input.value);
+      if (Number.isNaN(typed)) {
+        result.textContent = unread;
+        delete result.dataset.right;
+        return input.focus();
+      }
       const ok = Math.abs(typed - value) <= within + 1e-9;
       result.textContent = fill(ok ? right : wrong, "value", shown);
       result.dataset.right = String(ok);
