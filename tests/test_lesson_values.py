@@ -159,10 +159,16 @@ def verify(name: str, printed: str, where: str) -> None:
     except AssertionError as error:
         shown = "; ".join(f"docs/<every language>/{page}, the menu's item {nav().index(page)}, {title('ja', page)}"
                           for page in SECTIONS if name in listings_of(page))
+        check = CHECKS[name]
+        line = check.__code__.co_firstlineno
         raise AssertionError(f"{where}: snippets/{name} no longer prints what the lesson text printed ({error}), "
-                             f"and the page says what the lesson text says of it: {shown}. These values are the "
-                             "original course's: change the listing back (CONTRIBUTING.md, 'Values from the "
-                             "lesson text')") from None
+                             f"and the page says what the lesson text says of it: {shown}. The expected values "
+                             f"are typed from ../shared/lesson/attention.ja.txt into tests/test_lesson_values.py "
+                             f"(the constants its {check.__name__}, line {line}, reads). If you changed the "
+                             "listing by mistake, change it back. If you meant to change the lesson's inputs (a "
+                             "seed, a size, the data), the lesson no longer prints the original course's values: "
+                             "change those constants to what the listing now prints, with the pages' prose, and "
+                             "say why in the commit (CONTRIBUTING.md, 'Values from the lesson text')") from None
 
 
 CHECKS = {"averaging.py": check_averaging, "scoring.py": check_scoring, "causal_mask.py": check_causal,
