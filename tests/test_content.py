@@ -107,6 +107,18 @@ def test_a_listing_change_that_breaks_a_claim_fails_the_build_naming_every_langu
         assert any(re.search(rf"docs/{lang}/{re.escape(page)}:\d+", b) for b in backs), proc.stderr[-3000:]
 
 
+SWAPPED = ("snippets/scaling.py", "| d | 内積の標準偏差 | √d |", "| d | √d | 内積の標準偏差 |")
+"""Two printed headers swapped: the table then calls the dot products' spread √d (a label, not a value, changed)."""
+
+
+def test_a_printed_label_that_no_longer_labels_its_column_fails_the_build(site: Path, tmp_path: Path) -> None:
+    copy = copy_project(tmp_path)
+    replace(copy / SWAPPED[0], *SWAPPED[1:])
+    proc = build(copy, tmp_path / "site")
+    assert proc.returncode != 0 and "this claim is no longer true" in proc.stderr, proc.stderr[-3000:]
+    assert "table(printed[-1])" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+
+
 TAKEN = ("snippets/scaling.py", "[16, 64, 256, 1024]", "[16, 64, 512, 1024]")
 """A change that takes away what a claim and a value read (the row of d = 256): they raise, not only go false."""
 

@@ -187,23 +187,44 @@ def execute(steps: list[Step], limits: Limits, folder: Path) -> list[dict[str, A
     threads = torch.get_num_threads() if torch else None
     try:
         with contextlib.chdir(folder):
-            return [_step(step, module.__dict__, limits) for step in steps]
+            printed: list[str] = []  # each run block's output so far: what claims, values and figures may read
+            results = []
+            for step in steps:
+                results.append(_step(step, module.__dict__, limits, printed))
+                if step.kind == "run":
+                    printed.append(results[-1]["output"])
+            return results
     finally:
         sys.modules.pop(module.__name__, None)
         if threads is not None:  # a listing's set_num_threads(1) stays its own
             torch.set_num_threads(threads)
 
 
-def _holds(claim: str, namespace: dict[str, Any], filename: str) -> tuple[bool, ...]:
+def table(text: str) -> list[dict[str, str]]:
+    """A table a block printed (``| d | √d |`` rows, an alignment row aside) as rows by header: what a claim reads
+    to hold a printed label to the value under it (``all(r["√d"] == ... for r in table(printed[-1]))``)."""
+    rows = [[cell.strip() for cell in line.strip()[1:-1].split("|")] for line in text.splitlines()
+            if line.strip().startswith("|") and line.strip().endswith("|")]
+    rows = [row for row in rows if not all(re.fullmatch(r":?-+:?", cell) for cell in row)]
+    return [dict(zip(rows[0], row, strict=False)) for row in rows[1:]] if rows else []
+
+
+def _reading(namespace: dict[str, Any], printed: list[str]) -> dict[str, Any]:
+    """What an expression of the page reads besides the session's names: ``printed`` (each run block's output so
+    far, ``printed[-1]`` the last) and ``table``, unless the listing has names of its own so."""
+    return {name: thing for name, thing in (("printed", list(printed)), ("table", table)) if name not in namespace}
+
+
+def _holds(claim: str, namespace: dict[str, Any], filename: str, printed: list[str]) -> tuple[bool, ...]:
     """(True,) if a claim holds; (False,) if not; (False, what it raised) if it raised: a claim that cannot be
     evaluated any more (a name, a key gone from the code) is as false as one that evaluates false."""
-    try:
-        return (bool(eval(compile(claim, filename, "eval"), namespace)),)  # noqa: S307 - the Japanese page's claim
+    try:  # the Japanese page's claim
+        return (bool(eval(compile(claim, filename, "eval"), namespace, _reading(namespace, printed))),)  # noqa: S307
     except Exception as error:  # noqa: BLE001 - whatever it raised is what the editor reads
         return False, _describe(error)
 
 
-def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, Any]:
+def _step(step: Step, namespace: dict[str, Any], limits: Limits, printed: list[str]) -> dict[str, Any]:
     filename = f"<{step.where}>"
     if step.kind == "run":
         buffer = _Output(limits.output, step.where)
@@ -225,20 +246,21 @@ def _step(step: Step, namespace: dict[str, Any], limits: Limits) -> dict[str, An
         return {"output": buffer.getvalue()}
     def value(expr: str, what: str) -> Any:
         try:
-            return eval(compile(expr, filename, "eval"), namespace)  # noqa: S307 - the Japanese page's expression
+            return eval(compile(expr, filename, "eval"), namespace, _reading(namespace, printed))  # noqa: S307
         except Exception as error:  # noqa: BLE001
             raise BlockError(f"{what}: {_describe(error)}") from None
 
     if step.kind == "value":  # one that cannot be computed any more is said with the claims, in every language
         expr, spec = split_value(step.code)
         try:
-            return {"value": formatted(eval(compile(expr, filename, "eval"), namespace), spec)}  # noqa: S307
+            found = eval(compile(expr, filename, "eval"), namespace, _reading(namespace, printed))  # noqa: S307
+            return {"value": formatted(found, spec)}
         except Exception as error:  # noqa: BLE001 - the page's expression: what it raised is what the editor reads
             return {"raised": _describe(error)}
     if step.kind == "claim":  # every line that does not hold: [its line in the fence, the claim(, what it raised)]
         lines = [(k, line.strip()) for k, line in enumerate(step.code.splitlines(), 1)]
         return {"claim": [[k, c, *said] for k, c in lines if c and not c.startswith("#")
-                          for holds, *said in [_holds(c, namespace, filename)] if not holds]}
+                          for holds, *said in [_holds(c, namespace, filename, printed)] if not holds]}
     data = yaml.safe_load(step.code)
     for name, expr in data.items():
         if name not in ("kind", "log"):  # every other key is an expression
