@@ -119,6 +119,19 @@ def test_a_printed_label_that_no_longer_labels_its_column_fails_the_build(site: 
     assert "table(printed[-1])" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
 
 
+def test_a_comment_typing_a_printed_number_fails_the_build_naming_the_listing_line(site: Path, tmp_path: Path) -> None:
+    """A comment is prose a reader copies with the code: typing a number the run prints (0.33, which the averaging
+    listing prints as a weight) would not follow the code, so it fails the build at the listing's line."""
+    copy = copy_project(tmp_path)
+    path = copy / "snippets" / "averaging.py"
+    rows = path.read_text("utf-8").splitlines()
+    rows[-1] += "  # 3 行目の重みは 0.33"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    proc = build(copy, tmp_path / "site")
+    assert proc.returncode != 0 and f"snippets/averaging.py:{len(rows)}: the comment" in proc.stderr, \
+        proc.stderr[-3000:]
+
+
 TAKEN = ("snippets/scaling.py", "[16, 64, 256, 1024]", "[16, 64, 512, 1024]")
 """A change that takes away what a claim and a value read (the row of d = 256): they raise, not only go false."""
 

@@ -226,7 +226,23 @@ def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
                                 "the page's code prints: write it as "
                                 "a value, {{ expression:format }}, so that it follows the code (a number that is "
                                 "not about the run, such as an ordinal: in words)")
+    for where, comment in _comments(project, run):  # a comment is prose a reader copies with the code
+        for number in sorted(source.numbers(comment) & typed):
+            problems.append(f"{where}: the comment {source.typed(comment, number)!r} types {number}, which the "
+                            "page's code prints: say it in words, or let the output show it")
     return problems
+
+
+def _comments(project: Project, run: PageRun) -> list[tuple[str, str]]:
+    """(snippets/<file>:<line>, comment) for each comment of the code a page runs, where the listing has it."""
+    listings = {path.name: source.listing(path).splitlines() for path in sorted(project.snippets.glob("*.py"))}
+    found = []
+    for block in run.outputs:
+        for comment in strings.comments_of(block["code"]):
+            where = next((f"snippets/{name}:{n}" for name, rows in listings.items()
+                          for n, row in enumerate(rows, 1) if comment in row and "#" in row), "a listing")
+            found.append((where, comment))
+    return found
 
 
 def shown_code(project: Project, page: str) -> str:
