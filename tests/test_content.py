@@ -520,7 +520,7 @@ def page_url(base: str, lang: str, page: str) -> str:
     return base + ("" if lang == "ja" else f"{lang}/") + ("" if stem == "index" else f"{stem}/")
 
 
-def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Path, tmp_path: Path) -> None:
+def test_mkdocs_serve_shows_each_edit_and_a_failed_build_wherever_they_show(site: Path, tmp_path: Path) -> None:
     copy, log = copy_project(tmp_path), tmp_path / "serve.log"
     listing = next(m[1] for page in pages() if (m := re.search(r'--8<-- "(snippets/\w+\.py)"',
                                                               (copy / "docs/ja" / page).read_text("utf-8"))))
@@ -552,36 +552,19 @@ def test_mkdocs_serve_shows_each_edit_wherever_it_shows_rebuilding_once(site: Pa
             assert rebuilt == 1, f"{path.relative_to(copy)}: {rebuilt} builds for one edit"
         time.sleep(2)
         assert builds(log) == before + 1, "mkdocs serve builds again with nothing edited"
-    finally:  # not Ctrl-C: a test worker may ignore SIGINT, and its children with it
-        server.terminate()
-        server.wait(60)
-
-
-def test_a_failed_build_under_serve_shows_why_at_every_address_until_it_is_fixed(site: Path, tmp_path: Path) -> None:
-    """CONTRIBUTING.md's promise: under `mkdocs serve`, a change that makes a claim false is shown in the browser at
-    every address (a page, another language's page, a missing one) within seconds, and the site comes back when
-    the change is undone; nothing waits."""
-    copy, log = copy_project(tmp_path), tmp_path / "serve.log"
-    path, old, new = DRIFTS[0]
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{free.getsockname()[1]}"
-    with log.open("wb") as out:
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", address], cwd=copy,
-                                  env=environment(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), str(tmp_path))),
-                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://{address}/"
-    try:
-        shows(base, '<html lang="ja"', server, log)
+        # CONTRIBUTING.md's promise: a change that makes a claim false is shown at every address (a page, another
+        # language's page, a missing one) within seconds, and the site comes back when it is undone; nothing waits
+        path, old, new = DRIFTS[0]
         replace(copy / path, old, new)
         saved = time.monotonic()
-        for url in (base, page_url(base, languages()[-1], pages()[0]), base + "no-such-page/"):
+        for url in (f"http://{address}/", page_url(f"http://{address}/", languages()[-1], pages()[0]),
+                    f"http://{address}/no-such-page/"):
             shows(url, "this claim is no longer true", server, log)
         took = time.monotonic() - saved
         assert took < 30, f"the failure reached the browser {took:.1f} s after the save"
         replace(copy / path, new, old)
-        shows(base, '<html lang="ja"', server, log)
-    finally:
+        shows(f"http://{address}/", '<html lang="ja"', server, log)
+    finally:  # not Ctrl-C: a test worker may ignore SIGINT, and its children with it
         server.terminate()
         server.wait(60)
 
