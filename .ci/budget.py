@@ -7,6 +7,8 @@ floor    plain Material (search, mkdocs.yml's markdown_extensions by name) on ea
 cold     `python .ci/env mkdocs build --strict` with an empty results store (LESSON_STORE)    <= 3.5 x floor
 rebuild  the same build again, its store now warm                                              <= 1.5 x floor
 serve    `python .ci/env mkdocs serve`: a marker line appended to docs/ja/values.md until /values/ shows it  <= 1 s
+preview  a translator's `LESSON_LANG=<code> python .ci/env mkdocs serve` (the first language folder after ja): the
+         same edit of docs/<code>/values.md until /values/ shows it                                  <= 1 s
 sfloor   the same edits under plain Material's `mkdocs serve` of docs/ja/ (the floor's configuration): not budgeted
 suite    (--suite) `python .ci/env pytest` in a fresh `git clone` of HEAD, its .venv set up first  <= 180 s
 audit    (--audit, alone) Lighthouse, mobile, on a lesson page, the formula page and a notebook page of every
@@ -42,7 +44,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # cold: 3.5, for a lesson whose trained page trains a model at every cold build
-BUDGETS = {"floor": None, "cold": 3.5, "rebuild": 1.5, "serve": 1.0, "sfloor": None, "suite": 180.0}
+BUDGETS = {"floor": None, "cold": 3.5, "rebuild": 1.5, "serve": 1.0, "preview": 1.0, "sfloor": None, "suite": 180.0}
 PER_FLOOR = ("cold", "rebuild")  # budgets in multiples of the floor; the others in seconds
 ENV = [sys.executable, ".ci/env"]  # the README's `python .ci/env ...`, run from the project's folder
 EDITED, PAGE = Path("docs", "ja", "values.md"), "values/"  # in the measured project
@@ -156,18 +158,20 @@ def wait_for(server: subprocess.Popen[bytes], log: Path, url: str, text: str, pr
         time.sleep(0.02)
 
 
-def serve_edits(work: Path, repeat: int, args: list[str], project: Path) -> list[float]:
-    """In one `mkdocs serve`, repeat times: seconds from appending a marker line to EDITED until PAGE shows it."""
-    edited = project / EDITED
+def serve_edits(work: Path, repeat: int, args: list[str], project: Path, lang: str = "") -> list[float]:
+    """In one `mkdocs serve` (of `lang` alone if given, as a translator previews it), repeat times: seconds from
+    appending a marker line to EDITED (that language's) until PAGE shows it."""
+    edited = project / (EDITED.parent.parent / lang / EDITED.name if lang else EDITED)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     base, log, times = f"http://127.0.0.1:{port}/", work / "serve.log", []
-    server = start([*ENV, "mkdocs", "serve", *args, "-a", f"127.0.0.1:{port}"], log)
+    env = {**BASE_ENV, "LESSON_LANG": lang} if lang else BASE_ENV
+    server = start([*ENV, "mkdocs", "serve", *args, "-a", f"127.0.0.1:{port}"], log, env=env)
     try:
         wait_for(server, log, base, "", True, 900)  # its first build
-        for run in range(repeat):
-            marker = f"budget-marker-{run + 1}-{time.time_ns()}"
+        for _ in range(repeat):  # letters only: a translation types no number its Japanese paragraph lacks
+            marker = "budget-marker-" + "".join(chr(ord("a") + int(c)) for c in str(time.time_ns()))
             line = f"\n\n{marker}\n".encode()
             try:
                 edited.write_bytes(edited.read_bytes() + line)
@@ -259,7 +263,10 @@ def measure(only: set[str], repeat: int, work: Path, project: Path) -> tuple[dic
     floor, lesson = ["-f", str(work / "floor-ja.yml")], ["-f", str(project / "mkdocs.yml")]
     runs = [(["floor"], lambda: floor_once(work, project)),
             (["cold", "rebuild"], lambda: builds_once(work, "rebuild" in only, project))]
+    translated = sorted(p.parent.name for p in project.glob("docs/*/strings.yml") if p.parent.name != "ja")[:1]
     for names, once in runs * repeat + [(["serve"], lambda: {"serve": serve_edits(work, repeat, lesson, project)}),
+                                        (["preview"], lambda: {"preview": serve_edits(work, repeat, lesson, project,
+                                                                                      *translated)}),
                                         (["sfloor"], lambda: {"sfloor": serve_edits(work, repeat, floor, project)}),
                                         (["suite"], lambda: suite_runs(work, repeat))]:
         chosen = [name for name in names if name in only]
@@ -297,7 +304,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: parser.exit(2, f"budget.py: {message} (see --help)\n")  # one line, not the usage
     parser.add_argument("--repeat", type=int, default=3, metavar="N", help="runs per median (default 3)")
-    parser.add_argument("--only", metavar="LIST", default="floor,cold,rebuild,serve",
+    parser.add_argument("--only", metavar="LIST", default="floor,cold,rebuild,serve,preview",
                         help=f"comma-separated, from {','.join(BUDGETS)} (default all but suite)")
     parser.add_argument("--suite", action="store_true", help="also time the test suite in a fresh clone")
     parser.add_argument("--audit", action="store_true", help="instead, Lighthouse on a page of each kind")

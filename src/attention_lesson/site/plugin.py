@@ -77,6 +77,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
         self.lang = SOURCE_LANG
         self.alone = False  # the Japanese pages a language built alone is compared with: built as it is
         self.root_url = ""  # the address of the site's root this build was given, if any
+        self.japanese: tuple[str, dict] = ("", {})  # under serve, a language alone: the Japanese outlines, by mark
         self.published: Path | None = None  # the site folder `mkdocs build` replaces when every language is built
         self.building: Path | None = None  # the folder it builds into meanwhile
         self.fallbacks: set[str] = set()
@@ -194,8 +195,7 @@ class LessonPlugin(BasePlugin[LessonConfig]):
                 log.info(prepare.run(site, store, Limits(float(self.config.timeout), self.config.max_output),
                                      self._cache / "notebooks"))
             if lang != SOURCE_LANG:  # one language alone: its pages are checked against the Japanese ones
-                with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
-                    self._language(config, SOURCE_LANG, Path(folder))
+                self._japanese_outlines(config)
         if lang != SOURCE_LANG:  # every file MkDocs would publish from the folder is a translated page
             pages, folder = set(site.project.pages(SOURCE_LANG)), site.project.docs / lang
             with _stops():
@@ -216,6 +216,20 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             files.append(File.generated(config, uri, content=content) if isinstance(content, str) else  # a file:
                          File(uri, str(content.parents[uri.count("/")]), config.site_dir, config.use_directory_urls))
         return files
+
+    def _japanese_outlines(self, config: MkDocsConfig) -> None:
+        """The Japanese pages' outlines, for a language built alone: built into a folder that goes; under `mkdocs
+        serve`, taken from the last build while what they are made of is unchanged (a translator's edit builds
+        the language alone again, not the Japanese pages too)."""
+        site = self.site
+        mark = render.fingerprint(site.project, SOURCE_LANG, site.runs, dict(self.config)) \
+            if self.command == "serve" else ""
+        if mark and self.japanese[0] == mark:
+            site.outlines.update(self.japanese[1])
+            return
+        with tempfile.TemporaryDirectory(prefix="lesson-ja-") as folder:
+            self._language(config, SOURCE_LANG, Path(folder))
+        self.japanese = (mark, dict(site.outlines))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
@@ -254,10 +268,11 @@ class LessonPlugin(BasePlugin[LessonConfig]):
             return boundary.with_policy(output, ours.scripts, self.command == "serve")
         written = src.replace(".ipynb", ".py")  # the file the page was written from: a fallback's is Japanese
         path = f"docs/{SOURCE_LANG if written in self.fallbacks else self.lang}/{written}"
-        refused = boundary.refusals(self.site.outlines, src, output, self.site.project.root / path, path,
-                                    self.root_url)
+        ours = self.site.outlines.get(src)  # remembered by the Japanese page's text, as this check by both texts
+        refused = self.site.project.remember([], lambda: boundary.refusals(
+            self.site.outlines, src, output, self.site.project.root / path, path, self.root_url),
+            "refusals", src, path, output, str(id(ours)), self.root_url)
         self.site.refused += refused
-        ours = self.site.outlines.get(src)
         return boundary.with_policy(output if ours and not refused else boundary.REFUSED, ours.scripts if ours else [],
                                     self.command == "serve")
 
