@@ -293,8 +293,9 @@ def translation_problems(original: Page, translated: Page) -> list[str]:
             continue
         if not same and n < len(theirs):
             problems.append(f"{where}: this code block must be the Japanese page's block at "
-                            f"{original.path}:{theirs[n].line}, as it is there (copy it unchanged; only figure "
-                            "text is translated)")
+                            f"{original.path}:{theirs[n].line}, as it is there (copy it unchanged: its comments "
+                            f"and printed strings are translated in {'/'.join(path.split('/')[:2])}/strings.yml, a "
+                            "figure's text here)")
         elif not same:
             problems.append(f"{where}: the Japanese page has no such code block: remove it (a translation copies "
                             "the Japanese page's code blocks and adds none)")
