@@ -221,13 +221,13 @@ def typed_numbers(project: Project, page: str, run: PageRun) -> list[str]:
         figures = [(f.line + k, row) for f in read.fences if f.lang == "figure"
                    for k, row in enumerate(f.body.splitlines(), 1) if row.split(":")[0].strip() in source.FIGURE_TEXT]
         for line, text in [*read.prose, *figures]:
-            for number in sorted(source.numbers(source.VALUE.sub("", text)) & typed):
+            for number in source.whole(source.numbers(source.VALUE.sub("", text)) & typed):
                 problems.append(f"docs/{lang}/{page}:{line}: {source.typed(text, number)!r} types {number}, which "
                                 "the page's code prints: write it as "
                                 "a value, {{ expression:format }}, so that it follows the code (a number that is "
                                 "not about the run, such as an ordinal: in words)")
     for where, comment in _comments(project, run):  # a comment is prose a reader copies with the code
-        for number in sorted(source.numbers(comment) & typed):
+        for number in source.whole(source.numbers(comment) & typed):
             problems.append(f"{where}: the comment {source.typed(comment, number)!r} types {number}, which the "
                             "page's code prints: say it in words, or let the output show it")
     return problems

@@ -169,7 +169,7 @@ def number_problems(japanese: source.Page, translated: source.Page) -> list[str]
         theirs = [pair.japanese] if pair.japanese else pair.stretch
         text = "\n".join(unit.text for unit in theirs)
         allowed = source.numbers(source.VALUE.sub("", text))
-        for number in sorted(source.numbers(source.VALUE.sub("", RECIPROCAL.sub("", pair.ours.text))) - allowed):
+        for number in source.whole(source.numbers(source.VALUE.sub("", RECIPROCAL.sub("", pair.ours.text))) - allowed):
             line = pair.ours.line + next((k for k, row in enumerate(pair.ours.text.splitlines())
                                           if number in source.numbers(source.VALUE.sub("", row))), 0)
             shown = next((row for row in pair.ours.text.splitlines()[line - pair.ours.line:][:1]), "")

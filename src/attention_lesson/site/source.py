@@ -50,6 +50,12 @@ def numbers(text: str) -> set[str]:
     return found | {part for n in found if "," in n for part in n.split(",")}
 
 
+def whole(found: set[str]) -> list[str]:
+    """Numbers to name once each: a shape's own integers go with it ("5,16", not also "5" and "16")."""
+    shapes = [n for n in found if "," in n]
+    return sorted(n for n in found if not any(n in shape.split(",") for shape in shapes))
+
+
 def typed(text: str, number: str) -> str:
     """Where `number` stands in `text`, as it was typed there (with what touches it), for a message."""
     flat = plain(text)
@@ -261,8 +267,9 @@ def code_spans(text: str) -> list[str]:
 
 
 def is_code(span: str) -> bool:
-    """Whether a code span names code (an identifier, a call, an argument), not a value, path or command."""
-    return bool(re.search(r"[A-Za-z_]", span)) and not NOT_CODE.search(span)
+    """Whether a code span names code (an identifier, a call, an argument, an index ``[:, :, 0]``), not a value,
+    path or command."""
+    return bool(re.search(r"[A-Za-z_]|\[[^\]]*:", span)) and not NOT_CODE.search(span)  # a name, or a slice
 
 
 def links(page: Page) -> set[str]:
