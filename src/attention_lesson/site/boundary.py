@@ -109,7 +109,6 @@ class Outline:
     """What a published page is made of, as the checks compare it."""
 
     frame: list[tuple] = field(default_factory=list)  # every element outside the content, as (depth, shape)
-    framed: list[Element] = field(default_factory=list)  # those elements
     toc: list[Element] = field(default_factory=list)  # the items of its tables of contents
     blocks: list[tuple] = field(default_factory=list)  # the content's non-prose, in order
     prose: list[Element] = field(default_factory=list)  # the content's prose elements
@@ -134,36 +133,37 @@ def _is_prose(element: Element) -> bool:
 def outline(text: str) -> Outline:
     """The page as a browser builds it (:func:`parse`), sorted into what the checks compare: the frame (outside
     the content, element for element), the tables of contents, and the content's prose and blocks."""
-    found, texts = Outline(), []
-    stack: list[tuple[Element, int, str]] = [(parse(text), 0, "frame")]  # frame, toc, edit, content or opaque
+    found, texts, root = Outline(), [], parse(text)
+    texts.extend(root.text)
+    # (element, depth, where its parent's children stand): frame, toc, edit, content or opaque; taken in document
+    # order (pre-order), so that the first difference reported is the first in the page
+    stack: list[tuple[Element, int, str]] = [(child, 1, "frame") for child in reversed(root.children)]
     while stack:
-        element, depth, where = stack.pop()
-        texts.extend(element.text)
+        child, depth, where = stack.pop()
+        texts.extend(child.text)
         found.depth = max(found.depth, depth)
-        for child in reversed(element.children):  # pushed last first: taken in document order
-            found.elements.append(child)
-            attrs = dict(child.attrs)
-            if child.tag == "script" and not DATA.fullmatch(attrs.get("type", "")):
-                found.scripts.append("".join(child.text))
-            edit = (child.tag, attrs.get("rel")) == EDIT and "md-content__button" in child.classes
-            if where in ("toc", "edit"):
-                inner = where
-                if where == "toc":
-                    found.toc.append(child)
-            elif where == "frame" or "md-content__button" in child.classes:  # Material's page actions: frame too
-                inner = ("edit" if edit else "content" if child.tag == "article" and "md-content__inner" in
-                         child.classes else "toc" if TOC in child.classes else "frame")
-                if not edit:
-                    found.framed.append(child)
-                    found.frame.append((depth, child.shape()))
-            elif where == "opaque" or not _is_prose(child):
-                if not (where == "opaque" and _kind(child) in LAYOUT):
-                    found.blocks.append(child.shape())
-                inner = "content" if child.classes & CONTAINERS else "opaque"
-            else:
-                found.prose.append(child)
-                inner = "content"
-            stack.append((child, depth + 1, inner))
+        found.elements.append(child)
+        attrs = dict(child.attrs)
+        if child.tag == "script" and not DATA.fullmatch(attrs.get("type", "")):
+            found.scripts.append("".join(child.text))
+        edit = (child.tag, attrs.get("rel")) == EDIT and "md-content__button" in child.classes
+        if where in ("toc", "edit"):
+            inner = where
+            if where == "toc":
+                found.toc.append(child)
+        elif where == "frame" or "md-content__button" in child.classes:  # Material's page actions: frame too
+            inner = ("edit" if edit else "content" if child.tag == "article" and "md-content__inner" in
+                     child.classes else "toc" if TOC in child.classes else "frame")
+            if not edit:
+                found.frame.append((depth - 1, child.shape()))
+        elif where == "opaque" or not _is_prose(child):
+            if not (where == "opaque" and _kind(child) in LAYOUT):
+                found.blocks.append(child.shape())
+            inner = "content" if child.classes & CONTAINERS else "opaque"
+        else:
+            found.prose.append(child)
+            inner = "content"
+        stack.extend((grandchild, depth + 1, inner) for grandchild in reversed(child.children))
     found.text, found.size = "".join(texts), len(text)
     return found
 
